@@ -1,0 +1,1 @@
+//! manabi api (placeholder doc, replaced as the crate grows).

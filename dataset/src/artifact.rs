@@ -1,0 +1,199 @@
+//! The dataset artifact: one zstd-compressed JSON-lines file that the server loads.
+//!
+//! Line 1 is the manifest; every further line is one record. Full documents are kept as
+//! raw JSON so the server can answer them without re-serializing.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+
+use manabi_schemas::{LearnableSummary, Relation};
+use manabi_search_sync::Surface;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// Format tag written in the manifest; bumped on an incompatible change.
+pub const ARTIFACT_FORMAT: &str = "manabi-artifact/1";
+/// zstd level used for the committed artifact (deterministic, single-threaded).
+const ZSTD_LEVEL: i32 = 19;
+
+/// One upstream source the artifact was built from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceRecord {
+    pub key: String,
+    pub name: String,
+    pub version: String,
+    pub sha256: String,
+    pub licence: String,
+}
+
+/// What an artifact holds and where it came from (also written beside it as JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: String,
+    pub dataset_version: String,
+    pub sources: Vec<SourceRecord>,
+    pub counts: BTreeMap<String, usize>,
+}
+
+/// One line of the artifact after the manifest.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+pub enum Record<'a> {
+    Learnable {
+        sample: bool,
+        summary: LearnableSummary,
+        surface: Surface,
+        #[serde(borrow)]
+        doc: &'a RawValue,
+    },
+    Relation(Relation),
+    Lesson {
+        id: String,
+        sample: bool,
+        #[serde(borrow)]
+        doc: &'a RawValue,
+    },
+    Journey {
+        id: String,
+        sample: bool,
+        #[serde(borrow)]
+        doc: &'a RawValue,
+    },
+    World {
+        id: String,
+        #[serde(borrow)]
+        doc: &'a RawValue,
+    },
+}
+
+/// A full document held as its JSON text.
+#[derive(Debug, Clone)]
+pub struct RawDoc {
+    pub id: String,
+    pub sample: bool,
+    pub json: Box<str>,
+}
+
+/// A learnable as the server holds it: its summary and surface parsed, the rest raw.
+#[derive(Debug, Clone)]
+pub struct LoadedLearnable {
+    pub sample: bool,
+    pub summary: LearnableSummary,
+    pub surface: Surface,
+    pub json: Box<str>,
+}
+
+/// The whole artifact in memory.
+#[derive(Debug, Default)]
+pub struct Artifact {
+    pub manifest: Option<Manifest>,
+    pub learnables: Vec<LoadedLearnable>,
+    pub relations: Vec<Relation>,
+    pub lessons: Vec<RawDoc>,
+    pub journeys: Vec<RawDoc>,
+    pub worlds: Vec<RawDoc>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ArtifactError {
+    #[error("reading the artifact: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("artifact line {line}: {source}")]
+    Json { line: usize, source: serde_json::Error },
+    #[error("the artifact is empty (no manifest line)")]
+    Empty,
+    #[error("artifact format {found} is not {ARTIFACT_FORMAT}")]
+    Format { found: String },
+}
+
+impl Artifact {
+    /// Loads an artifact file written by [`ArtifactWriter`].
+    pub fn load(path: &Path) -> Result<Artifact, ArtifactError> {
+        let file = std::fs::File::open(path)?;
+        Self::from_reader(file)
+    }
+
+    pub fn from_reader(reader: impl Read) -> Result<Artifact, ArtifactError> {
+        let decoder = zstd::stream::read::Decoder::new(reader)?;
+        let mut lines = BufReader::with_capacity(1 << 20, decoder);
+        let mut artifact = Artifact::default();
+        let mut line = String::new();
+        let mut number = 0usize;
+        while {
+            line.clear();
+            lines.read_line(&mut line)? > 0
+        } {
+            number += 1;
+            let text = line.trim_end_matches('\n');
+            let json_error = |source| ArtifactError::Json { line: number, source };
+            if number == 1 {
+                let manifest: Manifest = serde_json::from_str(text).map_err(json_error)?;
+                if manifest.format != ARTIFACT_FORMAT {
+                    return Err(ArtifactError::Format { found: manifest.format });
+                }
+                artifact.manifest = Some(manifest);
+                continue;
+            }
+            let record: Record<'_> = serde_json::from_str(text).map_err(json_error)?;
+            artifact.push(record);
+        }
+        if artifact.manifest.is_none() {
+            return Err(ArtifactError::Empty);
+        }
+        Ok(artifact)
+    }
+
+    fn push(&mut self, record: Record<'_>) {
+        let raw = |id: String, sample: bool, doc: &RawValue| RawDoc {
+            id,
+            sample,
+            json: doc.get().into(),
+        };
+        match record {
+            Record::Learnable { sample, summary, surface, doc } => {
+                self.learnables.push(LoadedLearnable {
+                    sample,
+                    summary,
+                    surface,
+                    json: doc.get().into(),
+                });
+            }
+            Record::Relation(relation) => self.relations.push(relation),
+            Record::Lesson { id, sample, doc } => self.lessons.push(raw(id, sample, doc)),
+            Record::Journey { id, sample, doc } => self.journeys.push(raw(id, sample, doc)),
+            Record::World { id, doc } => self.worlds.push(raw(id, true, doc)),
+        }
+    }
+}
+
+/// Writes an artifact: the manifest first, then records in the order given.
+/// The caller supplies records in a deterministic order, so equal inputs give equal bytes.
+pub struct ArtifactWriter<W: Write> {
+    encoder: zstd::stream::write::Encoder<'static, W>,
+}
+
+impl<W: Write> ArtifactWriter<W> {
+    pub fn new(out: W, manifest: &Manifest) -> Result<Self, ArtifactError> {
+        let mut encoder = zstd::stream::write::Encoder::new(out, ZSTD_LEVEL)?;
+        encoder.include_checksum(true)?;
+        let mut writer = ArtifactWriter { encoder };
+        writer.line(manifest)?;
+        Ok(writer)
+    }
+
+    pub fn record(&mut self, record: &Record<'_>) -> Result<(), ArtifactError> {
+        self.line(record)
+    }
+
+    fn line(&mut self, value: &impl Serialize) -> Result<(), ArtifactError> {
+        serde_json::to_writer(&mut self.encoder, value)
+            .map_err(|source| ArtifactError::Json { line: 0, source })?;
+        self.encoder.write_all(b"\n")?;
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<W, ArtifactError> {
+        Ok(self.encoder.finish()?)
+    }
+}

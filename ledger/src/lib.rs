@@ -1,0 +1,1 @@
+//! manabi ledger (placeholder doc, replaced as the crate grows).

@@ -1,0 +1,1 @@
+//! manabi projector (placeholder doc, replaced as the crate grows).

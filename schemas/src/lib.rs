@@ -1,0 +1,18 @@
+//! manabi's shared contracts: dataset documents, API envelopes, the error-code table,
+//! the Billing object, the discovery document and ledger event types.
+//! Every serde/OpenAPI/JSON-Schema derive of the project lives in this crate.
+
+pub mod envelope;
+pub mod error;
+pub mod grammar;
+pub mod history;
+pub mod kanji;
+pub mod learnable;
+pub mod vocabulary;
+
+pub use envelope::Billing;
+pub use error::{ErrorBody, ErrorCode, ErrorEnvelope};
+pub use learnable::{
+    Citation, CrossCheck, Domain, Learnable, LearnableBody, LearnableSummary, LearnableType,
+    Relation, RelatedEntry, RelatedLearnables, Script, WritingForm,
+};
