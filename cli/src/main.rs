@@ -3,6 +3,7 @@
 
 mod admin_cmd;
 mod dataset_cmd;
+mod projector_cmd;
 mod serve_cmd;
 
 use clap::{Parser, Subcommand};
@@ -21,7 +22,7 @@ enum Command {
     /// Run the HTTP server (REST under /api/v1, MCP at /mcp).
     Serve(serve_cmd::ServeArgs),
     /// Run the ledger projector alone (production deployments).
-    Projector(serve_cmd::ProjectorArgs),
+    Projector(projector_cmd::ProjectorArgs),
     /// Load the dataset artifact into the search engine.
     SearchSync(serve_cmd::SearchSyncArgs),
     /// Fetch sources, build, report on and verify the dataset artifact.
@@ -36,7 +37,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve(args) => serve_cmd::serve(args),
-        Command::Projector(args) => serve_cmd::projector(args),
+        Command::Projector(args) => projector_cmd::run(args),
         Command::SearchSync(args) => serve_cmd::search_sync(args),
         Command::Dataset(command) => dataset_cmd::run(command),
         Command::Admin(command) => admin_cmd::run(command),

@@ -1,4 +1,4 @@
-//! `manabi serve`, `manabi projector`, `manabi search-sync`.
+//! `manabi serve` and `manabi search-sync`.
 
 use std::process::ExitCode;
 
@@ -6,17 +6,10 @@ use std::process::ExitCode;
 pub struct ServeArgs {}
 
 #[derive(Debug, clap::Args)]
-pub struct ProjectorArgs {}
-
-#[derive(Debug, clap::Args)]
 pub struct SearchSyncArgs {}
 
 pub fn serve(_args: ServeArgs) -> anyhow::Result<ExitCode> {
     anyhow::bail!("serve is not built yet")
-}
-
-pub fn projector(_args: ProjectorArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("projector is not built yet")
 }
 
 pub fn search_sync(_args: SearchSyncArgs) -> anyhow::Result<ExitCode> {

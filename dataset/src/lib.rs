@@ -3,5 +3,7 @@
 //! loads; `stats` and `verify` report on and check an artifact.
 
 pub mod artifact;
+pub mod context;
 
 pub use artifact::{Artifact, ArtifactWriter, LoadedLearnable, Manifest, RawDoc, Record};
+pub use context::{BuildContext, BuiltLearnable, Part};
