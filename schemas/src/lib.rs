@@ -4,6 +4,7 @@
 
 pub mod envelope;
 pub mod error;
+pub mod events;
 pub mod grammar;
 pub mod history;
 pub mod kanji;

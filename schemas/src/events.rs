@@ -1,0 +1,240 @@
+//! Ledger event types: the facts the billing ledger records, one versioned payload each.
+//!
+//! An event is stored as `(event_type, schema_version, payload JSON, metadata JSON)`.
+//! The payload structs below are version 1 of every type; a later version gets a new
+//! struct and an upcast in [`LedgerEvent::from_parts`], old rows are never rewritten.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// Why points were credited to an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CreditKind {
+    Purchase,
+    Grant,
+    Refund,
+    Adjustment,
+}
+
+/// Which transport a billed call came through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    Rest,
+    Mcp,
+}
+
+impl Transport {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Rest => "rest",
+            Transport::Mcp => "mcp",
+        }
+    }
+}
+
+/// What a daily call cap applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "scope", rename_all = "snake_case")]
+pub enum CapScope {
+    Account,
+    Key { key_id: Uuid },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountOpened {
+    pub account_id: Uuid,
+    pub email: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PointsCredited {
+    pub kind: CreditKind,
+    pub points: i64,
+    /// Unique forever across the whole ledger; a retry returns the first credit.
+    pub idempotency_key: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiKeyIssued {
+    pub key_id: Uuid,
+    /// Hex SHA-256 of the key's secret part; the secret itself is never stored.
+    pub secret_sha256: String,
+    pub name: Option<String>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiKeyRevoked {
+    pub key_id: Uuid,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DailyCapChanged {
+    #[serde(flatten)]
+    pub scope: CapScope,
+    pub daily_calls: u32,
+}
+
+/// One billed call: the debit and the daily-quota tick at once. Its event id is the
+/// invoice id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallCharged {
+    pub key_id: Uuid,
+    pub operation: String,
+    pub resource_id: Option<String>,
+    pub points: i64,
+    pub price_list_version: u32,
+    /// The UTC day the call counts against.
+    pub day: NaiveDate,
+    pub request_id: String,
+    pub transport: Transport,
+}
+
+/// Every event the ledger records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LedgerEvent {
+    AccountOpened(AccountOpened),
+    PointsCredited(PointsCredited),
+    ApiKeyIssued(ApiKeyIssued),
+    ApiKeyRevoked(ApiKeyRevoked),
+    DailyCapChanged(DailyCapChanged),
+    CallCharged(CallCharged),
+}
+
+/// A stored event could not be read back as a [`LedgerEvent`].
+#[derive(Debug, thiserror::Error)]
+pub enum EventDecodeError {
+    #[error("unknown event type {event_type} (schema version {schema_version})")]
+    UnknownType {
+        event_type: String,
+        schema_version: i32,
+    },
+    #[error("payload of {event_type} does not match its schema: {source}")]
+    Payload {
+        event_type: String,
+        source: serde_json::Error,
+    },
+}
+
+impl LedgerEvent {
+    /// The stored type name.
+    pub fn event_type(&self) -> &'static str {
+        match self {
+            LedgerEvent::AccountOpened(_) => "AccountOpened",
+            LedgerEvent::PointsCredited(_) => "PointsCredited",
+            LedgerEvent::ApiKeyIssued(_) => "ApiKeyIssued",
+            LedgerEvent::ApiKeyRevoked(_) => "ApiKeyRevoked",
+            LedgerEvent::DailyCapChanged(_) => "DailyCapChanged",
+            LedgerEvent::CallCharged(_) => "CallCharged",
+        }
+    }
+
+    /// The payload schema version written today (every type is at version 1).
+    pub fn schema_version(&self) -> i32 {
+        1
+    }
+
+    /// The payload as JSON.
+    pub fn payload(&self) -> serde_json::Value {
+        // Serializing these plain structs cannot fail: no maps with non-string keys.
+        let value = match self {
+            LedgerEvent::AccountOpened(p) => serde_json::to_value(p),
+            LedgerEvent::PointsCredited(p) => serde_json::to_value(p),
+            LedgerEvent::ApiKeyIssued(p) => serde_json::to_value(p),
+            LedgerEvent::ApiKeyRevoked(p) => serde_json::to_value(p),
+            LedgerEvent::DailyCapChanged(p) => serde_json::to_value(p),
+            LedgerEvent::CallCharged(p) => serde_json::to_value(p),
+        };
+        value.unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Reads a stored event back, upcasting older schema versions when there are any.
+    pub fn from_parts(
+        event_type: &str,
+        schema_version: i32,
+        payload: serde_json::Value,
+    ) -> Result<Self, EventDecodeError> {
+        fn parse<T: serde::de::DeserializeOwned>(
+            event_type: &str,
+            payload: serde_json::Value,
+        ) -> Result<T, EventDecodeError> {
+            serde_json::from_value(payload).map_err(|source| EventDecodeError::Payload {
+                event_type: event_type.to_owned(),
+                source,
+            })
+        }
+        match (event_type, schema_version) {
+            ("AccountOpened", 1) => parse(event_type, payload).map(LedgerEvent::AccountOpened),
+            ("PointsCredited", 1) => parse(event_type, payload).map(LedgerEvent::PointsCredited),
+            ("ApiKeyIssued", 1) => parse(event_type, payload).map(LedgerEvent::ApiKeyIssued),
+            ("ApiKeyRevoked", 1) => parse(event_type, payload).map(LedgerEvent::ApiKeyRevoked),
+            ("DailyCapChanged", 1) => parse(event_type, payload).map(LedgerEvent::DailyCapChanged),
+            ("CallCharged", 1) => parse(event_type, payload).map(LedgerEvent::CallCharged),
+            _ => Err(EventDecodeError::UnknownType {
+                event_type: event_type.to_owned(),
+                schema_version,
+            }),
+        }
+    }
+
+    /// The idempotency key the ledger must hold unique forever, if this event has one.
+    pub fn idempotency_key(&self) -> Option<&str> {
+        match self {
+            LedgerEvent::PointsCredited(p) => Some(&p.idempotency_key),
+            _ => None,
+        }
+    }
+}
+
+/// Who and what caused an event; stored next to the payload.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventMetadata {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<Uuid>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<Transport>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_event_round_trips_through_its_stored_parts() {
+        let key_id = Uuid::now_v7();
+        let events = [
+            LedgerEvent::DailyCapChanged(DailyCapChanged {
+                scope: CapScope::Key { key_id },
+                daily_calls: 7,
+            }),
+            LedgerEvent::DailyCapChanged(DailyCapChanged {
+                scope: CapScope::Account,
+                daily_calls: 9,
+            }),
+            LedgerEvent::CallCharged(CallCharged {
+                key_id,
+                operation: "getLearnable".into(),
+                resource_id: Some("kanji-1".into()),
+                points: 1,
+                price_list_version: 1,
+                day: NaiveDate::from_ymd_opt(2026, 1, 2).expect("valid date"),
+                request_id: "r1".into(),
+                transport: Transport::Mcp,
+            }),
+        ];
+        for event in events {
+            let back = LedgerEvent::from_parts(
+                event.event_type(),
+                event.schema_version(),
+                event.payload(),
+            )
+            .expect("decodes");
+            assert_eq!(back, event);
+        }
+    }
+}
