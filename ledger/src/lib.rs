@@ -1,1 +1,29 @@
-//! manabi ledger (placeholder doc, replaced as the crate grows).
+//! manabi's billing ledger: an append-only event store (SQLite or PostgreSQL) with
+//! conditional appends, the Account aggregate that decides charges, credits and keys,
+//! and the batching `Biller` the API charges calls through.
+
+pub mod account;
+pub mod api_key;
+pub mod biller;
+pub mod clock;
+pub mod operator;
+pub mod repository;
+pub mod store;
+
+pub use account::{Account, ChargeRequest, Points, QuotaScope, Refusal};
+pub use api_key::ApiKey;
+pub use biller::{AuthError, Biller, BillerConfig, Caller, Receipt};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use store::{EventStore, Position, Store, StoreError, StreamName};
+
+/// The ledger database: `MANABI_DATABASE_URL`, else the SQLite file
+/// `<MANABI_DATA_DIR or ./var>/ledger.sqlite`.
+pub fn database_url_from_env() -> String {
+    if let Ok(url) = std::env::var("MANABI_DATABASE_URL")
+        && !url.trim().is_empty()
+    {
+        return url;
+    }
+    let dir = std::env::var("MANABI_DATA_DIR").unwrap_or_else(|_| "./var".to_owned());
+    format!("sqlite://{}/ledger.sqlite", dir.trim_end_matches('/'))
+}

@@ -1,0 +1,480 @@
+//! The billing service the API calls: authenticate a key, charge a call.
+//!
+//! One writer task owns the in-memory aggregates. It collects the charges that arrive
+//! while the previous batch commits, decides each against its account (later charges of
+//! the same account see the earlier ones), and appends the whole batch in ONE transaction
+//! with a version check per charge. A charge whose version check fails — another replica
+//! or the admin CLI wrote to the account — is decided again after catching up, as is
+//! every refusal before it is answered: a top-up, a new key or a revocation made a moment
+//! ago elsewhere counts on the very next call.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock};
+
+use manabi_schemas::events::EventMetadata;
+use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
+
+use crate::account::{Account, ChargeRequest, Refusal};
+use crate::api_key::ApiKey;
+use crate::clock::Clock;
+use crate::repository::{SNAPSHOT_EVERY_EVENTS, catch_up, load_account, save_snapshot};
+use crate::store::{AppendCommand, EventStore, ExpectedVersion, NewEvent, Store, StreamName};
+
+/// Bounds of the writer.
+#[derive(Debug, Clone)]
+pub struct BillerConfig {
+    pub batch_charges_max: usize,
+    pub queue_jobs_max: usize,
+    pub accounts_cached_max: usize,
+    pub charge_attempts_max: u32,
+    pub snapshot_every_events: i64,
+}
+
+impl Default for BillerConfig {
+    fn default() -> Self {
+        BillerConfig {
+            batch_charges_max: 512,
+            queue_jobs_max: 8_192,
+            accounts_cached_max: 100_000,
+            charge_attempts_max: 32,
+            snapshot_every_events: SNAPSHOT_EVERY_EVENTS,
+        }
+    }
+}
+
+/// An authenticated caller: the key and the account it bills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Caller {
+    pub account_id: Uuid,
+    pub key_id: Uuid,
+}
+
+/// A durable charge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Receipt {
+    /// The `CallCharged` event id.
+    pub invoice_id: Uuid,
+    pub points_charged: i64,
+    pub balance_after: i64,
+}
+
+/// Why a key was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthError {
+    #[error("malformed API key")]
+    Malformed,
+    #[error("unknown API key")]
+    Unknown,
+    #[error("revoked API key")]
+    Revoked,
+    #[error("expired API key")]
+    Expired,
+    #[error("the ledger is unavailable: {reason}")]
+    LedgerUnavailable { reason: String },
+}
+
+impl From<Refusal> for AuthError {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::Revoked => AuthError::Revoked,
+            Refusal::Expired => AuthError::Expired,
+            Refusal::LedgerUnavailable { reason } => AuthError::LedgerUnavailable { reason },
+            _ => AuthError::Unknown,
+        }
+    }
+}
+
+/// The handle the API keeps; cheap to clone.
+#[derive(Clone)]
+pub struct Biller {
+    jobs: mpsc::Sender<Job>,
+    published: Arc<Published>,
+    clock: Arc<dyn Clock>,
+}
+
+/// The writer's latest view of each cached account, for lock-free-ish authentication.
+type Published = RwLock<HashMap<Uuid, Arc<Account>>>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Fresh,
+    NeedsCatchUp,
+    CaughtUp,
+}
+
+struct ChargeJob {
+    caller: Caller,
+    request: ChargeRequest,
+    reply: oneshot::Sender<Result<Receipt, Refusal>>,
+    stage: Stage,
+    attempts: u32,
+}
+
+enum Job {
+    Charge(ChargeJob),
+    Refresh {
+        account_id: Uuid,
+        reply: oneshot::Sender<Result<Option<Arc<Account>>, String>>,
+    },
+}
+
+fn unavailable(reason: impl ToString) -> Refusal {
+    Refusal::LedgerUnavailable {
+        reason: reason.to_string(),
+    }
+}
+
+impl Biller {
+    /// Starts the writer task on the current tokio runtime.
+    pub fn start(store: Store, clock: Arc<dyn Clock>, config: BillerConfig) -> Self {
+        let (sender, receiver) = mpsc::channel(config.queue_jobs_max);
+        let published = Arc::new(Published::default());
+        let writer = Writer {
+            store,
+            clock: clock.clone(),
+            config,
+            accounts: HashMap::new(),
+            snapshot_versions: HashMap::new(),
+            published: published.clone(),
+            jobs: receiver,
+        };
+        tokio::spawn(writer.run());
+        Biller {
+            jobs: sender,
+            published,
+            clock,
+        }
+    }
+
+    /// Identifies the caller of `raw_key`. A key unknown or not live in the cached state
+    /// is checked again against the stream before it is refused.
+    #[tracing::instrument(skip_all)]
+    pub async fn authenticate(&self, raw_key: &str) -> Result<Caller, AuthError> {
+        let key = ApiKey::parse(raw_key).map_err(|_| AuthError::Malformed)?;
+        let caller = Caller {
+            account_id: key.account_id,
+            key_id: key.key_id,
+        };
+        if let Some(account) = self.cached(key.account_id)
+            && account.check_key(&key, self.clock.now()).is_ok()
+        {
+            return Ok(caller);
+        }
+        let account = self
+            .account(key.account_id)
+            .await
+            .map_err(AuthError::from)?;
+        let account = account.ok_or(AuthError::Unknown)?;
+        account.check_key(&key, self.clock.now())?;
+        Ok(caller)
+    }
+
+    /// Debits one call, durably, or says why not.
+    #[tracing::instrument(skip(self, request), fields(account = %caller.account_id))]
+    pub async fn charge(
+        &self,
+        caller: &Caller,
+        request: ChargeRequest,
+    ) -> Result<Receipt, Refusal> {
+        let (reply, answer) = oneshot::channel();
+        let job = ChargeJob {
+            caller: *caller,
+            request,
+            reply,
+            stage: Stage::Fresh,
+            attempts: 0,
+        };
+        self.jobs
+            .send(Job::Charge(job))
+            .await
+            .map_err(|_| unavailable("the ledger writer has stopped"))?;
+        answer
+            .await
+            .map_err(|_| unavailable("the ledger writer has stopped"))?
+    }
+
+    /// The account caught up with its stream (None when it was never opened).
+    pub async fn account(&self, account_id: Uuid) -> Result<Option<Arc<Account>>, Refusal> {
+        let (reply, answer) = oneshot::channel();
+        self.jobs
+            .send(Job::Refresh { account_id, reply })
+            .await
+            .map_err(|_| unavailable("the ledger writer has stopped"))?;
+        answer
+            .await
+            .map_err(|_| unavailable("the ledger writer has stopped"))?
+            .map_err(unavailable)
+    }
+
+    fn cached(&self, account_id: Uuid) -> Option<Arc<Account>> {
+        let published = self.published.read().unwrap_or_else(|p| p.into_inner());
+        published.get(&account_id).cloned()
+    }
+}
+
+struct Writer {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    config: BillerConfig,
+    accounts: HashMap<Uuid, Account>,
+    snapshot_versions: HashMap<Uuid, i64>,
+    published: Arc<Published>,
+    jobs: mpsc::Receiver<Job>,
+}
+
+/// A charge decided in this batch, waiting for the commit.
+struct Staged {
+    job: ChargeJob,
+    receipt: Receipt,
+}
+
+impl Writer {
+    async fn run(mut self) {
+        let mut carried: Vec<ChargeJob> = Vec::new();
+        loop {
+            let mut jobs: Vec<Job> = carried.drain(..).map(Job::Charge).collect();
+            if jobs.is_empty() {
+                match self.jobs.recv().await {
+                    Some(job) => jobs.push(job),
+                    None => return,
+                }
+            }
+            while jobs.len() < self.config.batch_charges_max {
+                match self.jobs.try_recv() {
+                    Ok(job) => jobs.push(job),
+                    Err(_) => break,
+                }
+            }
+            carried = self.process(jobs).await;
+        }
+    }
+
+    /// One round: catch up where needed, decide, commit, answer. Returns the charges to
+    /// decide again in the next round.
+    async fn process(&mut self, jobs: Vec<Job>) -> Vec<ChargeJob> {
+        let mut charges = Vec::new();
+        let mut refreshed = HashSet::new();
+        for job in jobs {
+            match job {
+                Job::Charge(charge) => charges.push(charge),
+                Job::Refresh { account_id, reply } => {
+                    let result = self.refresh(account_id, &mut refreshed).await;
+                    let _ = reply.send(result.map_err(|e| e.to_string()));
+                }
+            }
+        }
+        let charges = self.prepare(charges, &mut refreshed).await;
+        let mut originals = HashMap::new();
+        let mut carried = Vec::new();
+        let mut staged = Vec::new();
+        let mut commands = Vec::new();
+        let now = self.clock.now();
+        for job in charges {
+            let Some(account) = self.accounts.get_mut(&job.caller.account_id) else {
+                let _ = job.reply.send(Err(Refusal::UnknownKey));
+                continue;
+            };
+            let decision = account.decide_charge(job.caller.key_id, &job.request, now);
+            match decision {
+                Ok(event) => {
+                    originals
+                        .entry(account.id)
+                        .or_insert_with(|| account.clone());
+                    let command = stage_charge(account, &job, event, now);
+                    staged.push(Staged {
+                        receipt: command.1,
+                        job,
+                    });
+                    commands.push(command.0);
+                }
+                Err(refusal) if refusal.may_be_stale() && job.stage != Stage::CaughtUp => {
+                    carried.push(ChargeJob {
+                        stage: Stage::NeedsCatchUp,
+                        ..job
+                    });
+                }
+                Err(refusal) => {
+                    let _ = job.reply.send(Err(refusal));
+                }
+            }
+        }
+        if !commands.is_empty() {
+            self.commit(commands, staged, originals, &mut carried).await;
+        }
+        carried
+    }
+
+    /// Loads missing accounts and catches up those whose charges asked for it.
+    async fn prepare(
+        &mut self,
+        charges: Vec<ChargeJob>,
+        refreshed: &mut HashSet<Uuid>,
+    ) -> Vec<ChargeJob> {
+        let mut ready = Vec::with_capacity(charges.len());
+        for mut job in charges {
+            let account_id = job.caller.account_id;
+            let must_refresh =
+                job.stage == Stage::NeedsCatchUp || !self.accounts.contains_key(&account_id);
+            if must_refresh {
+                if let Err(error) = self.refresh(account_id, refreshed).await {
+                    let _ = job.reply.send(Err(unavailable(error)));
+                    continue;
+                }
+                job.stage = Stage::CaughtUp;
+            }
+            ready.push(job);
+        }
+        ready
+    }
+
+    /// Brings one account up to the end of its stream, once per round.
+    async fn refresh(
+        &mut self,
+        account_id: Uuid,
+        refreshed: &mut HashSet<Uuid>,
+    ) -> Result<Option<Arc<Account>>, crate::store::StoreError> {
+        if refreshed.insert(account_id) {
+            match self.accounts.get_mut(&account_id) {
+                Some(account) => {
+                    catch_up(&self.store, account).await?;
+                }
+                None => {
+                    let account = load_account(&self.store, account_id).await?;
+                    self.snapshot_versions.insert(account_id, account.version);
+                    if account.is_open() {
+                        self.evict_if_full();
+                        self.accounts.insert(account_id, account);
+                    }
+                }
+            }
+            self.publish(account_id);
+        }
+        Ok(self.accounts.get(&account_id).cloned().map(Arc::new))
+    }
+
+    async fn commit(
+        &mut self,
+        commands: Vec<AppendCommand>,
+        staged: Vec<Staged>,
+        originals: HashMap<Uuid, Account>,
+        carried: &mut Vec<ChargeJob>,
+    ) {
+        let touched: Vec<Uuid> = originals.keys().copied().collect();
+        match self.store.append_batch(commands).await {
+            Ok(results) => {
+                let mut conflicted = HashSet::new();
+                for (staged, result) in staged.into_iter().zip(results) {
+                    match result {
+                        Ok(_) => {
+                            debug_assert!(staged.receipt.balance_after >= 0);
+                            let _ = staged.job.reply.send(Ok(staged.receipt));
+                        }
+                        Err(_) => {
+                            conflicted.insert(staged.job.caller.account_id);
+                            self.retry_later(staged.job, carried);
+                        }
+                    }
+                }
+                // The batch's own committed events come back with the next catch-up.
+                for (account_id, original) in originals {
+                    if conflicted.contains(&account_id) {
+                        self.accounts.insert(account_id, original);
+                    }
+                }
+            }
+            Err(error) => {
+                tracing::error!(%error, "ledger batch failed");
+                for staged in staged {
+                    let _ = staged.job.reply.send(Err(unavailable(&error)));
+                }
+                self.accounts.extend(originals);
+            }
+        }
+        for account_id in touched {
+            self.publish(account_id);
+            self.snapshot_if_due(account_id).await;
+        }
+    }
+
+    fn retry_later(&self, job: ChargeJob, carried: &mut Vec<ChargeJob>) {
+        let attempts = job.attempts + 1;
+        if attempts >= self.config.charge_attempts_max {
+            let _ = job
+                .reply
+                .send(Err(unavailable("too much contention on the account")));
+            return;
+        }
+        carried.push(ChargeJob {
+            stage: Stage::NeedsCatchUp,
+            attempts,
+            ..job
+        });
+    }
+
+    fn publish(&self, account_id: Uuid) {
+        let mut published = self.published.write().unwrap_or_else(|p| p.into_inner());
+        match self.accounts.get(&account_id) {
+            Some(account) => published.insert(account_id, Arc::new(account.clone())),
+            None => published.remove(&account_id),
+        };
+    }
+
+    fn evict_if_full(&mut self) {
+        if self.accounts.len() < self.config.accounts_cached_max {
+            return;
+        }
+        // Any entry will do: an evicted account is simply loaded again from its snapshot.
+        if let Some(victim) = self.accounts.keys().next().copied() {
+            self.accounts.remove(&victim);
+            self.snapshot_versions.remove(&victim);
+            self.publish(victim);
+        }
+    }
+
+    async fn snapshot_if_due(&mut self, account_id: Uuid) {
+        let Some(account) = self.accounts.get(&account_id) else {
+            return;
+        };
+        let last = self
+            .snapshot_versions
+            .get(&account_id)
+            .copied()
+            .unwrap_or(-1);
+        if account.version - last < self.config.snapshot_every_events {
+            return;
+        }
+        // A failed snapshot only makes a later cold load replay more; the charge stands.
+        match save_snapshot(&self.store, account).await {
+            Ok(()) => {
+                self.snapshot_versions.insert(account_id, account.version);
+            }
+            Err(error) => tracing::warn!(%error, "could not save an account snapshot"),
+        }
+    }
+}
+
+/// Applies a decided charge to the in-memory account and builds its append.
+fn stage_charge(
+    account: &mut Account,
+    job: &ChargeJob,
+    event: manabi_schemas::events::LedgerEvent,
+    now: chrono::DateTime<chrono::Utc>,
+) -> (AppendCommand, Receipt) {
+    let metadata = EventMetadata {
+        request_id: Some(job.request.request_id.clone()),
+        key_id: Some(job.caller.key_id),
+        transport: Some(job.request.transport),
+    };
+    let expected = ExpectedVersion::Exact(account.version);
+    account.apply(&event, account.version + 1);
+    assert!(account.balance >= 0, "a staged charge never overdraws");
+    let new_event = NewEvent::new(event, metadata, now);
+    let receipt = Receipt {
+        invoice_id: new_event.id,
+        points_charged: job.request.points.get(),
+        balance_after: account.balance,
+    };
+    let command = AppendCommand::single(StreamName::account(account.id), expected, vec![new_event]);
+    (command, receipt)
+}

@@ -1,0 +1,250 @@
+//! The SQLite backend: the embedded default. WAL, `synchronous=FULL` (a charge answered is
+//! a charge on disk) and one writer connection, so the rowid order is the commit order.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
+};
+use sqlx::{Row, Sqlite, Transaction};
+use uuid::Uuid;
+
+use super::{
+    AppendCommand, BatchPlan, BatchResult, EventStore, Position, RecordedEvent, Snapshot,
+    StoreError, StreamName, decode_event,
+};
+
+const READER_CONNECTIONS_MAX: u32 = 4;
+const BUSY_TIMEOUT_MS: u64 = 10_000;
+
+/// The ledger on one SQLite file: a single writer connection and a few readers.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    writer: SqlitePool,
+    reader: SqlitePool,
+}
+
+impl SqliteStore {
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS));
+        if let Some(parent) = options.get_filename().parent()
+            && !parent.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(parent).map_err(sqlx::Error::Io)?;
+        }
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await?;
+        let mut migrator = sqlx::migrate!("./migrations/sqlite");
+        // The projector keeps its own migrations in the same bookkeeping table.
+        migrator.set_ignore_missing(true);
+        migrator.run(&writer).await?;
+        let reader = SqlitePoolOptions::new()
+            .max_connections(READER_CONNECTIONS_MAX)
+            .connect_with(options)
+            .await?;
+        Ok(SqliteStore { writer, reader })
+    }
+
+    /// The one writer connection; the projector writes its read models through it too.
+    pub fn writer(&self) -> &SqlitePool {
+        &self.writer
+    }
+
+    pub fn reader(&self) -> &SqlitePool {
+        &self.reader
+    }
+}
+
+const EVENT_COLUMNS: &str = "global_position, id, stream, version, event_type, \
+     schema_version, payload, metadata, recorded_at";
+
+fn event_from_row(row: &SqliteRow) -> Result<RecordedEvent, StoreError> {
+    let id: String = row.try_get(1)?;
+    let id = Uuid::parse_str(&id).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+    let event_type: String = row.try_get(4)?;
+    let payload: String = row.try_get(6)?;
+    let metadata: String = row.try_get(7)?;
+    let recorded_at: DateTime<Utc> = row.try_get(8)?;
+    decode_event(
+        id,
+        row.try_get(2)?,
+        row.try_get(3)?,
+        Position {
+            transaction_id: 0,
+            global_position: row.try_get(0)?,
+        },
+        &event_type,
+        row.try_get(5)?,
+        serde_json::from_str(&payload)?,
+        serde_json::from_str(&metadata)?,
+        recorded_at,
+    )
+}
+
+async fn stream_heads(
+    tx: &mut Transaction<'_, Sqlite>,
+    commands: &[AppendCommand],
+) -> Result<HashMap<StreamName, Option<i64>>, StoreError> {
+    let mut heads = HashMap::new();
+    for stream in commands.iter().flat_map(AppendCommand::streams) {
+        if heads.contains_key(stream) {
+            continue;
+        }
+        let head: Option<i64> =
+            sqlx::query_scalar("SELECT MAX(version) FROM events WHERE stream = ?")
+                .bind(stream.as_str())
+                .fetch_one(&mut **tx)
+                .await?;
+        heads.insert(stream.clone(), head);
+    }
+    Ok(heads)
+}
+
+async fn used_idempotency_keys(
+    tx: &mut Transaction<'_, Sqlite>,
+    commands: &[AppendCommand],
+) -> Result<HashMap<String, RecordedEvent>, StoreError> {
+    let mut used = HashMap::new();
+    for key in commands.iter().flat_map(AppendCommand::idempotency_keys) {
+        let sql = format!("SELECT {EVENT_COLUMNS} FROM events WHERE idempotency_key = ?");
+        if let Some(row) = sqlx::query(&sql)
+            .bind(key)
+            .fetch_optional(&mut **tx)
+            .await?
+        {
+            used.insert(key.to_owned(), event_from_row(&row)?);
+        }
+    }
+    Ok(used)
+}
+
+async fn insert_rows(
+    tx: &mut Transaction<'_, Sqlite>,
+    plan: &BatchPlan<'_>,
+) -> Result<(), StoreError> {
+    for row in &plan.rows {
+        sqlx::query(
+            "INSERT INTO events (id, stream, version, event_type, schema_version, payload, \
+             metadata, idempotency_key, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(row.event.id.to_string())
+        .bind(row.stream.as_str())
+        .bind(row.version)
+        .bind(row.event.event.event_type())
+        .bind(row.event.event.schema_version())
+        .bind(row.event.event.payload().to_string())
+        .bind(serde_json::to_string(&row.event.metadata)?)
+        .bind(row.event.event.idempotency_key())
+        .bind(row.event.recorded_at)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+impl EventStore for SqliteStore {
+    async fn append_batch(&self, commands: Vec<AppendCommand>) -> Result<BatchResult, StoreError> {
+        // IMMEDIATE takes the write lock up front: other processes (the admin CLI) may
+        // write to the same file, and a read-then-write upgrade could fail mid-batch.
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let heads = stream_heads(&mut tx, &commands).await?;
+        let used = used_idempotency_keys(&mut tx, &commands).await?;
+        let plan = BatchPlan::build(&commands, heads, &used);
+        if !plan.rows.is_empty() {
+            insert_rows(&mut tx, &plan).await?;
+        }
+        tx.commit().await?;
+        Ok(plan.results)
+    }
+
+    async fn read_stream(
+        &self,
+        stream: &StreamName,
+        from_version: i64,
+        limit: u32,
+    ) -> Result<Vec<RecordedEvent>, StoreError> {
+        let sql = format!(
+            "SELECT {EVENT_COLUMNS} FROM events WHERE stream = ? AND version >= ? \
+             ORDER BY version LIMIT ?"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(stream.as_str())
+            .bind(from_version)
+            .bind(i64::from(limit))
+            .fetch_all(&self.reader)
+            .await?;
+        rows.iter().map(event_from_row).collect()
+    }
+
+    async fn read_all_after(
+        &self,
+        after: Position,
+        limit: u32,
+    ) -> Result<Vec<RecordedEvent>, StoreError> {
+        let sql = format!(
+            "SELECT {EVENT_COLUMNS} FROM events WHERE global_position > ? \
+             ORDER BY global_position LIMIT ?"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(after.global_position)
+            .bind(i64::from(limit))
+            .fetch_all(&self.reader)
+            .await?;
+        rows.iter().map(event_from_row).collect()
+    }
+
+    async fn load_snapshot(&self, stream: &StreamName) -> Result<Option<Snapshot>, StoreError> {
+        let row = sqlx::query("SELECT version, format, state FROM snapshots WHERE stream = ?")
+            .bind(stream.as_str())
+            .fetch_optional(&self.reader)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let state: String = row.try_get(2)?;
+        Ok(Some(Snapshot {
+            version: row.try_get(0)?,
+            format: row.try_get(1)?,
+            state: serde_json::from_str(&state)?,
+        }))
+    }
+
+    async fn save_snapshot(
+        &self,
+        stream: &StreamName,
+        snapshot: &Snapshot,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO snapshots (stream, version, format, state) VALUES (?, ?, ?, ?) \
+             ON CONFLICT (stream) DO UPDATE SET version = excluded.version, \
+             format = excluded.format, state = excluded.state \
+             WHERE excluded.version > snapshots.version OR excluded.format <> snapshots.format",
+        )
+        .bind(stream.as_str())
+        .bind(snapshot.version)
+        .bind(snapshot.format)
+        .bind(snapshot.state.to_string())
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    async fn find_key_stream(&self, key_id: Uuid) -> Result<Option<StreamName>, StoreError> {
+        let stream: Option<String> = sqlx::query_scalar(
+            "SELECT stream FROM events WHERE event_type = 'ApiKeyIssued' \
+             AND json_extract(payload, '$.key_id') = ? LIMIT 1",
+        )
+        .bind(key_id.to_string())
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(stream.map(StreamName))
+    }
+}
