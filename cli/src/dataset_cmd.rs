@@ -1,13 +1,3 @@
-//! `manabi dataset fetch|build|stats|verify`.
+//! `manabi dataset fetch|build|stats|verify`: the dataset crate's own commands.
 
-use std::process::ExitCode;
-
-#[derive(Debug, clap::Subcommand)]
-pub enum DatasetCommand {
-    /// Download the pinned upstream sources into var/sources/.
-    Fetch,
-}
-
-pub fn run(_command: DatasetCommand) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("dataset commands are not built yet")
-}
+pub use manabi_dataset::cli::{DatasetCommand, run};

