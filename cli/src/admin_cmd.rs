@@ -1,20 +1,300 @@
-//! `manabi admin …`: operators' commands; stdout is one JSON object.
+//! `manabi admin …`: operators' commands. stdout is one JSON object (or the CSV asked
+//! for); errors go to stderr with a non-zero exit. Same `MANABI_DATABASE_URL` as serve.
 
 use std::process::ExitCode;
 
+use anyhow::Context;
+use chrono::{DateTime, Utc};
+use manabi_ledger::account::Points;
+use manabi_ledger::operator::{Email, Operator};
+use manabi_ledger::repository::load_account;
+use manabi_ledger::{Account, Store};
+use manabi_projector::Projector;
+use manabi_projector::queries::{Month, monthly_statement, statement_csv};
+use manabi_schemas::events::CreditKind;
+use secrecy::ExposeSecret;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
 #[derive(Debug, clap::Subcommand)]
 pub enum AdminCommand {
+    /// Open and inspect accounts.
+    #[command(subcommand)]
+    Account(AccountCommand),
+    /// Credit prepaid points to an account (once per idempotency key, forever).
+    Topup(TopupArgs),
+    /// Issue and revoke API keys.
+    #[command(subcommand)]
+    Key(KeyCommand),
+    /// Set daily call caps.
+    #[command(subcommand)]
+    Caps(CapsCommand),
     /// Check the ledger against the read models.
     #[command(subcommand)]
     Ledger(LedgerCommand),
+    /// An account's monthly statement.
+    Statement(StatementArgs),
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum AccountCommand {
+    /// Open an account → {"account_id"}.
+    Create {
+        #[arg(long)]
+        email: String,
+    },
+    /// Balance, caps, today's usage and keys of an account.
+    Show {
+        #[arg(long)]
+        account: Uuid,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct TopupArgs {
+    #[arg(long)]
+    account: Uuid,
+    #[arg(long)]
+    points: i64,
+    /// Unique forever: a retry with the same key credits nothing more.
+    #[arg(long)]
+    idempotency_key: String,
+    #[arg(long, value_enum, default_value = "purchase")]
+    kind: KindArg,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum KindArg {
+    Purchase,
+    Grant,
+    Refund,
+    Adjustment,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum KeyCommand {
+    /// Issue a key → {key_id, api_key}; the only time the secret is shown.
+    Create {
+        #[arg(long)]
+        account: Uuid,
+        #[arg(long)]
+        name: Option<String>,
+        /// RFC 3339 instant after which the key stops working.
+        #[arg(long)]
+        expires_at: Option<DateTime<Utc>>,
+    },
+    /// Revoke a key; effective on its next call.
+    Revoke {
+        #[arg(long)]
+        key_id: Uuid,
+    },
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum CapsCommand {
+    /// Set the daily call cap of an account, or of one of its keys.
+    Set {
+        #[arg(long)]
+        account: Uuid,
+        #[arg(long)]
+        key_id: Option<Uuid>,
+        #[arg(long)]
+        daily_calls: u32,
+    },
 }
 
 #[derive(Debug, clap::Subcommand)]
 pub enum LedgerCommand {
     /// Replay every stream and compare with the read models.
-    Verify,
+    Verify {
+        /// Bring the read models up to date first (instead of comparing at their
+        /// checkpoint).
+        #[arg(long)]
+        catch_up: bool,
+    },
 }
 
-pub fn run(_command: AdminCommand) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("admin commands are not built yet")
+#[derive(Debug, clap::Args)]
+pub struct StatementArgs {
+    #[arg(long)]
+    account: Uuid,
+    /// YYYY-MM
+    #[arg(long)]
+    month: String,
+    #[arg(long, value_enum, default_value = "json")]
+    format: FormatArg,
+    /// Bring the read models up to date first.
+    #[arg(long)]
+    catch_up: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FormatArg {
+    Json,
+    Csv,
+}
+
+pub fn run(command: AdminCommand) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(execute(command))
+}
+
+async fn connect() -> anyhow::Result<Store> {
+    let url = manabi_ledger::database_url_from_env();
+    Store::connect(&url)
+        .await
+        .context("opening the ledger database (MANABI_DATABASE_URL)")
+}
+
+fn print(value: &Value) -> ExitCode {
+    println!("{value}");
+    ExitCode::SUCCESS
+}
+
+async fn execute(command: AdminCommand) -> anyhow::Result<ExitCode> {
+    let store = connect().await?;
+    let operator = Operator::new(&store);
+    match command {
+        AdminCommand::Account(AccountCommand::Create { email }) => {
+            let account_id = operator.open_account(&Email::parse(&email)?).await?;
+            Ok(print(&json!({ "account_id": account_id })))
+        }
+        AdminCommand::Account(AccountCommand::Show { account }) => {
+            let account = load_account(&store, account).await?;
+            anyhow::ensure!(account.is_open(), "account {} does not exist", account.id);
+            Ok(print(&show_account(&account, Utc::now())))
+        }
+        AdminCommand::Topup(args) => topup(&operator, args).await,
+        AdminCommand::Key(command) => key(&operator, command).await,
+        AdminCommand::Caps(CapsCommand::Set {
+            account,
+            key_id,
+            daily_calls,
+        }) => {
+            operator.set_daily_cap(account, key_id, daily_calls).await?;
+            let scope = if key_id.is_some() { "key" } else { "account" };
+            Ok(print(&json!({
+                "account_id": account, "key_id": key_id, "scope": scope,
+                "daily_calls": daily_calls,
+            })))
+        }
+        AdminCommand::Ledger(LedgerCommand::Verify { catch_up }) => verify(store, catch_up).await,
+        AdminCommand::Statement(args) => statement(store, args).await,
+    }
+}
+
+async fn topup(operator: &Operator<'_>, args: TopupArgs) -> anyhow::Result<ExitCode> {
+    let points = Points::new(args.points).context("--points must be a positive integer")?;
+    anyhow::ensure!(
+        !args.idempotency_key.trim().is_empty(),
+        "--idempotency-key is empty"
+    );
+    let kind = match args.kind {
+        KindArg::Purchase => CreditKind::Purchase,
+        KindArg::Grant => CreditKind::Grant,
+        KindArg::Refund => CreditKind::Refund,
+        KindArg::Adjustment => CreditKind::Adjustment,
+    };
+    let outcome = operator
+        .credit(args.account, kind, points, &args.idempotency_key)
+        .await?;
+    Ok(print(&json!({
+        "balance": outcome.balance,
+        "event_id": outcome.event_id,
+        "duplicate": outcome.duplicate,
+    })))
+}
+
+async fn key(operator: &Operator<'_>, command: KeyCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        KeyCommand::Create {
+            account,
+            name,
+            expires_at,
+        } => {
+            let issued = operator.issue_key(account, name, expires_at).await?;
+            Ok(print(&json!({
+                "key_id": issued.key_id,
+                "api_key": issued.api_key.expose_secret(),
+            })))
+        }
+        KeyCommand::Revoke { key_id } => {
+            let account_id = operator.revoke_key(key_id).await?;
+            Ok(print(
+                &json!({ "key_id": key_id, "account_id": account_id, "revoked": true }),
+            ))
+        }
+    }
+}
+
+fn show_account(account: &Account, now: DateTime<Utc>) -> Value {
+    let today = now.date_naive();
+    let keys: Vec<Value> = account
+        .keys
+        .iter()
+        .map(|(key_id, key)| {
+            let status = if key.revoked {
+                "revoked"
+            } else if key.expires_at.is_some_and(|at| at <= now) {
+                "expired"
+            } else {
+                "active"
+            };
+            json!({
+                "key_id": key_id,
+                "name": key.name,
+                "status": status,
+                "expires_at": key.expires_at,
+                "daily_calls_cap": key.daily_calls_cap,
+                "calls_today": account.calls_on(today, Some(*key_id)),
+            })
+        })
+        .collect();
+    json!({
+        "account_id": account.id,
+        "email": account.email,
+        "balance": account.balance,
+        "currency": "JPY",
+        "caps": {
+            "daily_calls_per_account": account.daily_calls_cap,
+            "daily_calls_per_key_default": manabi_ledger::account::KEY_DAILY_CALLS_DEFAULT,
+        },
+        "usage_today": {
+            "day": today.to_string(),
+            "calls": account.calls_on(today, None),
+        },
+        "keys": keys,
+    })
+}
+
+async fn verify(store: Store, catch_up: bool) -> anyhow::Result<ExitCode> {
+    let projector = Projector::new(store).await?;
+    if catch_up {
+        projector.catch_up().await?;
+    }
+    let report = manabi_projector::verify::verify(projector.store()).await?;
+    println!("{}", serde_json::to_string(&report)?);
+    if report.ok {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("ledger verify: {} difference(s)", report.differences.len());
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+async fn statement(store: Store, args: StatementArgs) -> anyhow::Result<ExitCode> {
+    let month = Month::parse(&args.month)?;
+    let projector = Projector::new(store).await?;
+    if args.catch_up {
+        projector.catch_up().await?;
+    }
+    let statement = monthly_statement(projector.store(), args.account, month).await?;
+    match args.format {
+        FormatArg::Json => println!("{}", serde_json::to_string(&statement)?),
+        FormatArg::Csv => print!("{}", statement_csv(&statement)),
+    }
+    Ok(ExitCode::SUCCESS)
 }

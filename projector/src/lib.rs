@@ -1,1 +1,163 @@
-//! manabi projector (placeholder doc, replaced as the crate grows).
+//! manabi's ledger projector: follows the ledger's global order from a checkpoint and
+//! keeps the read models (balances, API-key index, daily usage, charges, statements) in
+//! SQL, moving the checkpoint in the same transaction as the changes it covers.
+
+pub mod projection;
+pub mod queries;
+mod sql;
+pub mod verify;
+
+use std::future::Future;
+use std::time::Duration;
+
+use manabi_ledger::{EventStore, Position, Store, StoreError};
+
+use crate::sql::{Statement, Value, WriteTx};
+
+pub const BATCH_EVENTS_DEFAULT: u32 = 1_000;
+const IDLE_POLL_MS: u64 = 100;
+const ERROR_BACKOFF_MS: u64 = 1_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectorError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("read-model database error: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("read-model migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+/// The projector over one ledger store; its read models live in the same database.
+#[derive(Debug, Clone)]
+pub struct Projector {
+    store: Store,
+    batch_events_max: u32,
+}
+
+impl Projector {
+    /// Runs the read-model migrations and returns a projector.
+    pub async fn new(store: Store) -> Result<Self, ProjectorError> {
+        migrate(&store).await?;
+        Ok(Projector {
+            store,
+            batch_events_max: BATCH_EVENTS_DEFAULT,
+        })
+    }
+
+    pub fn with_batch_events_max(mut self, batch_events_max: u32) -> Self {
+        self.batch_events_max = batch_events_max.max(1);
+        self
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Projects at most one batch; returns how many events it covered (0: caught up).
+    #[tracing::instrument(skip(self))]
+    pub async fn run_once(&self) -> Result<usize, ProjectorError> {
+        let mut tx = WriteTx::begin_exclusive(&self.store).await?;
+        let (transaction_id, global_position) = tx.checkpoint().await?;
+        let after = Position {
+            transaction_id,
+            global_position,
+        };
+        let events = self
+            .store
+            .read_all_after(after, self.batch_events_max)
+            .await?;
+        let Some(last) = events.last().map(|e| e.position) else {
+            return Ok(0);
+        };
+        for event in &events {
+            for statement in projection::statements(event) {
+                tx.execute(&statement).await?;
+            }
+        }
+        assert!(last > after, "the checkpoint only moves forward");
+        tx.execute(&Statement {
+            sql: "UPDATE rm_checkpoint SET transaction_id = $1, global_position = $2 \
+                  WHERE name = 'read_models'",
+            values: vec![
+                Value::Int(last.transaction_id),
+                Value::Int(last.global_position),
+            ],
+        })
+        .await?;
+        tx.commit().await?;
+        Ok(events.len())
+    }
+
+    /// Projects until no event is left; returns how many it covered.
+    pub async fn catch_up(&self) -> Result<usize, ProjectorError> {
+        let mut total = 0;
+        loop {
+            match self.run_once().await? {
+                0 => return Ok(total),
+                n => total += n,
+            }
+        }
+    }
+
+    /// Follows the ledger until `shutdown` completes.
+    pub async fn run_until(&self, shutdown: impl Future<Output = ()>) {
+        tokio::select! {
+            () = self.follow() => {}
+            () = shutdown => {}
+        }
+    }
+
+    async fn follow(&self) {
+        loop {
+            let pause_ms = match self.run_once().await {
+                Ok(0) => IDLE_POLL_MS,
+                Ok(_) => 0,
+                Err(error) => {
+                    tracing::error!(%error, "projector batch failed; retrying");
+                    ERROR_BACKOFF_MS
+                }
+            };
+            if pause_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(pause_ms)).await;
+            }
+        }
+    }
+}
+
+/// Runs the projector as a task of the current runtime (`manabi serve` on the embedded
+/// default). Abort the handle to stop it; an interrupted batch is rolled back whole.
+pub fn spawn(projector: Projector) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move { projector.follow().await })
+}
+
+async fn migrate(store: &Store) -> Result<(), ProjectorError> {
+    match store {
+        Store::Sqlite(s) => {
+            let mut migrator = sqlx::migrate!("./migrations/sqlite");
+            // The ledger keeps its own migrations in the same bookkeeping table.
+            migrator.set_ignore_missing(true);
+            migrator.run(s.writer()).await?;
+        }
+        Store::Postgres(s) => {
+            let mut migrator = sqlx::migrate!("./migrations/postgres");
+            migrator.set_ignore_missing(true);
+            migrator.run(s.pool()).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Where the read models are in the global order.
+pub async fn checkpoint(store: &Store) -> Result<Position, ProjectorError> {
+    let rows = sql::fetch_all!(
+        store,
+        (i64, i64),
+        "SELECT transaction_id, global_position FROM rm_checkpoint WHERE name = 'read_models'"
+    )?;
+    let (transaction_id, global_position) = rows.first().copied().unwrap_or((0, 0));
+    Ok(Position {
+        transaction_id,
+        global_position,
+    })
+}

@@ -121,7 +121,7 @@ impl AppendCommand {
 }
 
 /// Where an event sits in the global order. On SQLite `transaction_id` is always 0.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct Position {
     pub transaction_id: i64,
     pub global_position: i64,

@@ -1,0 +1,249 @@
+//! Reads of the read models: invoice lines and monthly statements.
+
+use chrono::NaiveDate;
+use manabi_ledger::Store;
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::ProjectorError;
+use crate::sql::fetch_all;
+
+pub const CHARGES_PAGE_MAX: u32 = 200;
+
+/// A calendar month, `YYYY-MM`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Month(NaiveDate);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid month {0:?}: expected YYYY-MM")]
+pub struct InvalidMonth(String);
+
+impl Month {
+    pub fn parse(text: &str) -> Result<Self, InvalidMonth> {
+        let first = NaiveDate::parse_from_str(&format!("{text}-01"), "%Y-%m-%d")
+            .map_err(|_| InvalidMonth(text.to_owned()))?;
+        if text.len() != 7 {
+            return Err(InvalidMonth(text.to_owned()));
+        }
+        Ok(Month(first))
+    }
+
+    pub fn as_text(self) -> String {
+        self.0.format("%Y-%m").to_string()
+    }
+}
+
+/// One invoice line: a charged call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct ChargeLine {
+    pub invoice_id: String,
+    pub key_id: String,
+    pub operation: String,
+    pub resource_id: Option<String>,
+    pub points: i64,
+    pub price_list_version: i64,
+    pub day: String,
+    pub request_id: String,
+    pub transport: String,
+    pub charged_at: String,
+}
+
+/// One credit line: points added.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct CreditLine {
+    pub event_id: String,
+    pub kind: String,
+    pub points: i64,
+    pub idempotency_key: String,
+    pub credited_at: String,
+}
+
+/// An account's month: opening and closing balance, totals and every line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MonthlyStatement {
+    pub account_id: Uuid,
+    pub month: String,
+    pub currency: &'static str,
+    pub opening_balance: i64,
+    pub credited_points: i64,
+    pub charged_points: i64,
+    pub calls: i64,
+    pub closing_balance: i64,
+    pub credits: Vec<CreditLine>,
+    pub charges: Vec<ChargeLine>,
+}
+
+const CHARGE_COLUMNS: &str = "invoice_id, key_id, operation, resource_id, points, \
+     price_list_version, day, request_id, transport, charged_at";
+
+/// The statement of `account_id` for `month`, from the read models.
+pub async fn monthly_statement(
+    store: &Store,
+    account_id: Uuid,
+    month: Month,
+) -> Result<MonthlyStatement, ProjectorError> {
+    let account = account_id.to_string();
+    let month_text = month.as_text();
+    let totals = fetch_all!(
+        store,
+        (String, i64, i64, i64),
+        "SELECT month, credited_points, charged_points, calls FROM rm_statements \
+         WHERE account_id = $1 AND month <= $2",
+        &account,
+        &month_text
+    )?;
+    let opening_balance: i64 = totals
+        .iter()
+        .filter(|(m, ..)| *m < month_text)
+        .map(|(_, credited, charged, _)| credited - charged)
+        .sum();
+    let (credited_points, charged_points, calls) = totals
+        .iter()
+        .find(|(m, ..)| *m == month_text)
+        .map(|(_, a, b, c)| (*a, *b, *c))
+        .unwrap_or_default();
+    let sql = format!(
+        "SELECT {CHARGE_COLUMNS} FROM rm_charges WHERE account_id = $1 \
+         AND substr(day, 1, 7) = $2 ORDER BY charged_at, invoice_id"
+    );
+    let charges = fetch_all!(store, ChargeLine, &sql, &account, &month_text)?;
+    let credits = fetch_all!(
+        store,
+        CreditLine,
+        "SELECT event_id, kind, points, idempotency_key, credited_at FROM rm_credits \
+         WHERE account_id = $1 AND substr(credited_at, 1, 7) = $2 ORDER BY credited_at",
+        &account,
+        &month_text
+    )?;
+    Ok(MonthlyStatement {
+        account_id,
+        month: month_text,
+        currency: "JPY",
+        opening_balance,
+        credited_points,
+        charged_points,
+        calls,
+        closing_balance: opening_balance + credited_points - charged_points,
+        credits,
+        charges,
+    })
+}
+
+/// The statement as CSV: one row per line, credits and charges.
+pub fn statement_csv(statement: &MonthlyStatement) -> String {
+    let mut out = String::from(
+        "line,id,at,day,key_id,operation,resource_id,points,price_list_version,request_id,transport\n",
+    );
+    for c in &statement.credits {
+        let row = [
+            "credit",
+            &c.event_id,
+            &c.credited_at,
+            "",
+            "",
+            &c.kind,
+            "",
+            &c.points.to_string(),
+            "",
+            &c.idempotency_key,
+            "",
+        ];
+        push_csv_row(&mut out, &row);
+    }
+    for c in &statement.charges {
+        let row = [
+            "charge",
+            &c.invoice_id,
+            &c.charged_at,
+            &c.day,
+            &c.key_id,
+            &c.operation,
+            c.resource_id.as_deref().unwrap_or(""),
+            &format!("-{}", c.points),
+            &c.price_list_version.to_string(),
+            &c.request_id,
+            &c.transport,
+        ];
+        push_csv_row(&mut out, &row);
+    }
+    out
+}
+
+fn push_csv_row(out: &mut String, fields: &[&str]) {
+    let quoted: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            if f.contains([',', '"', '\n']) {
+                format!("\"{}\"", f.replace('"', "\"\""))
+            } else {
+                (*f).to_owned()
+            }
+        })
+        .collect();
+    out.push_str(&quoted.join(","));
+    out.push('\n');
+}
+
+/// Invoice lines of an account between two UTC days (inclusive), oldest first, after
+/// the `(charged_at, invoice_id)` cursor of the previous page.
+pub async fn charges_page(
+    store: &Store,
+    account_id: Uuid,
+    from: NaiveDate,
+    to: NaiveDate,
+    after: Option<(String, String)>,
+    limit: u32,
+) -> Result<Vec<ChargeLine>, ProjectorError> {
+    let (after_at, after_id) = after.unwrap_or_default();
+    let sql = format!(
+        "SELECT {CHARGE_COLUMNS} FROM rm_charges WHERE account_id = $1 AND day >= $2 \
+         AND day <= $3 AND (charged_at > $4 OR (charged_at = $4 AND invoice_id > $5)) \
+         ORDER BY charged_at, invoice_id LIMIT $6"
+    );
+    let limit = i64::from(limit.clamp(1, CHARGES_PAGE_MAX));
+    let from = crate::projection::day(from);
+    let to = crate::projection::day(to);
+    Ok(fetch_all!(
+        store,
+        ChargeLine,
+        &sql,
+        account_id.to_string(),
+        from,
+        to,
+        &after_at,
+        &after_id,
+        limit
+    )?)
+}
+
+/// Calls and points per key of an account on one UTC day.
+pub async fn usage_by_key(
+    store: &Store,
+    account_id: Uuid,
+    day: NaiveDate,
+) -> Result<Vec<(String, i64, i64)>, ProjectorError> {
+    Ok(fetch_all!(
+        store,
+        (String, i64, i64),
+        "SELECT key_id, calls, points FROM rm_usage_key WHERE account_id = $1 AND day = $2 \
+         ORDER BY key_id",
+        account_id.to_string(),
+        crate::projection::day(day)
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn months_are_parsed() {
+        assert_eq!(
+            Month::parse("2026-03").map(Month::as_text),
+            Ok("2026-03".into())
+        );
+        for bad in ["2026-3", "2026-13", "26-03", "2026-03-01", ""] {
+            assert!(Month::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

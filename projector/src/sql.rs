@@ -1,0 +1,110 @@
+//! The small SQL surface shared by both backends: `$n` placeholders and
+//! `ON CONFLICT … DO UPDATE` read the same on SQLite and PostgreSQL, and values are only
+//! integers and text, so one statement list serves both.
+
+use manabi_ledger::Store;
+use sqlx::{Postgres, Sqlite, Transaction};
+
+/// A bound value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    Int(i64),
+    Text(String),
+    OptText(Option<String>),
+}
+
+/// One statement with its values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Statement {
+    pub sql: &'static str,
+    pub values: Vec<Value>,
+}
+
+/// A write transaction on either backend.
+pub enum WriteTx {
+    Sqlite(Transaction<'static, Sqlite>),
+    Postgres(Transaction<'static, Postgres>),
+}
+
+macro_rules! bind_all {
+    ($query:expr, $values:expr) => {{
+        let mut query = $query;
+        for value in $values {
+            query = match value {
+                Value::Int(v) => query.bind(*v),
+                Value::Text(v) => query.bind(v.as_str()),
+                Value::OptText(v) => query.bind(v.as_deref()),
+            };
+        }
+        query
+    }};
+}
+
+/// Key for the PostgreSQL advisory lock that makes concurrent projectors take turns.
+const PROJECTOR_LOCK_KEY: i64 = 0x6d61_6e61_6269_7072;
+
+impl WriteTx {
+    /// Begins a transaction that excludes every other projector until it ends.
+    pub async fn begin_exclusive(store: &Store) -> Result<Self, sqlx::Error> {
+        match store {
+            // IMMEDIATE: the write lock is taken before the checkpoint is read.
+            Store::Sqlite(s) => Ok(WriteTx::Sqlite(
+                s.writer().begin_with("BEGIN IMMEDIATE").await?,
+            )),
+            Store::Postgres(s) => {
+                let mut tx = s.pool().begin().await?;
+                sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                    .bind(PROJECTOR_LOCK_KEY)
+                    .execute(&mut *tx)
+                    .await?;
+                Ok(WriteTx::Postgres(tx))
+            }
+        }
+    }
+
+    pub async fn execute(&mut self, statement: &Statement) -> Result<u64, sqlx::Error> {
+        let done = match self {
+            WriteTx::Sqlite(tx) => {
+                let query = bind_all!(sqlx::query(statement.sql), &statement.values);
+                query.execute(&mut **tx).await?.rows_affected()
+            }
+            WriteTx::Postgres(tx) => {
+                let query = bind_all!(sqlx::query(statement.sql), &statement.values);
+                query.execute(&mut **tx).await?.rows_affected()
+            }
+        };
+        Ok(done)
+    }
+
+    /// Reads the checkpoint row inside this transaction.
+    pub async fn checkpoint(&mut self) -> Result<(i64, i64), sqlx::Error> {
+        const SQL: &str = "SELECT transaction_id, global_position FROM rm_checkpoint \
+                           WHERE name = 'read_models'";
+        match self {
+            WriteTx::Sqlite(tx) => sqlx::query_as(SQL).fetch_one(&mut **tx).await,
+            WriteTx::Postgres(tx) => sqlx::query_as(SQL).fetch_one(&mut **tx).await,
+        }
+    }
+
+    pub async fn commit(self) -> Result<(), sqlx::Error> {
+        match self {
+            WriteTx::Sqlite(tx) => tx.commit().await,
+            WriteTx::Postgres(tx) => tx.commit().await,
+        }
+    }
+}
+
+/// Runs a read query returning rows of one tuple type on whichever backend `store` is.
+macro_rules! fetch_all {
+    ($store:expr, $row:ty, $sql:expr $(, $bind:expr)* $(,)?) => {
+        match $store {
+            manabi_ledger::Store::Sqlite(s) => {
+                sqlx::query_as::<_, $row>($sql)$(.bind($bind))*.fetch_all(s.reader()).await
+            }
+            manabi_ledger::Store::Postgres(s) => {
+                sqlx::query_as::<_, $row>($sql)$(.bind($bind))*.fetch_all(s.pool()).await
+            }
+        }
+    };
+}
+pub(crate) use fetch_all;

@@ -1,0 +1,339 @@
+//! `ledger verify`: replays every stream and compares the fold with the read models.
+//!
+//! The expected models are computed here in Rust, independently of the projector's SQL,
+//! from the events up to the read models' checkpoint; account balances, caps and keys
+//! come from the ledger's own Account aggregate, so the domain fold and the projection
+//! check each other. Events past the checkpoint are replayed for integrity only.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Debug;
+
+use manabi_ledger::account::Account;
+use manabi_ledger::store::RecordedEvent;
+use manabi_ledger::{EventStore, Position, Store};
+use manabi_schemas::events::LedgerEvent;
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::projection::{day, instant, month_of_day};
+use crate::sql::fetch_all;
+use crate::{ProjectorError, checkpoint};
+
+const PAGE_EVENTS_MAX: u32 = 10_000;
+const DIFFERENCES_MAX: usize = 100;
+
+type AccountRow = (String, i64, i64);
+type KeyRow = (String, Option<String>, i64, Option<String>, i64);
+type ChargeRow = (String, String, i64, String);
+
+/// The read models reduced to what verify compares.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Models {
+    accounts: BTreeMap<String, AccountRow>,
+    keys: BTreeMap<String, KeyRow>,
+    usage_key: BTreeMap<(String, String), (i64, i64)>,
+    usage_account: BTreeMap<(String, String), (i64, i64)>,
+    charges: BTreeMap<String, ChargeRow>,
+    credits: BTreeMap<String, (String, i64)>,
+    statements: BTreeMap<(String, String), (i64, i64, i64)>,
+}
+
+/// What `manabi admin ledger verify` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifyReport {
+    pub ok: bool,
+    pub events_replayed: u64,
+    pub streams: usize,
+    pub accounts: usize,
+    pub checkpoint: Position,
+    /// Events the projector has not reached yet (not compared).
+    pub events_behind_checkpoint: u64,
+    pub differences: Vec<String>,
+}
+
+/// The replay's running state.
+#[derive(Default)]
+struct Replay {
+    heads: HashMap<String, i64>,
+    accounts: BTreeMap<Uuid, Account>,
+    expected: Models,
+    replayed: u64,
+    behind: u64,
+    problems: Vec<String>,
+}
+
+impl Replay {
+    fn fold(&mut self, recorded: &RecordedEvent, checkpoint: Position) {
+        self.replayed += 1;
+        let stream = recorded.stream.as_str().to_owned();
+        let head = self.heads.get(&stream).copied().unwrap_or(-1);
+        if recorded.version != head + 1 {
+            self.problem(format!(
+                "{stream}: version {} follows {head}",
+                recorded.version
+            ));
+        }
+        self.heads.insert(stream, recorded.version);
+        let Some(account_id) = recorded.stream.account_id() else {
+            return;
+        };
+        let account = self
+            .accounts
+            .entry(account_id)
+            .or_insert_with(|| Account::empty(account_id));
+        // A gap was reported above; fold on from the version found.
+        account.version = recorded.version - 1;
+        account.apply(&recorded.event, recorded.version);
+        let balance = account.balance;
+        if balance < 0 {
+            self.problem(format!("account-{account_id}: balance {balance} < 0"));
+        }
+        if recorded.position <= checkpoint {
+            self.expected.fold(account_id, recorded);
+        } else {
+            self.behind += 1;
+        }
+    }
+
+    fn problem(&mut self, text: String) {
+        if self.problems.len() < DIFFERENCES_MAX {
+            self.problems.push(text);
+        }
+    }
+}
+
+impl Models {
+    /// Folds one event of `account_id` into the expected models.
+    pub fn fold(&mut self, account_id: Uuid, recorded: &RecordedEvent) {
+        let account = account_id.to_string();
+        match &recorded.event {
+            LedgerEvent::AccountOpened(e) => {
+                let cap = i64::from(manabi_ledger::account::ACCOUNT_DAILY_CALLS_DEFAULT);
+                self.accounts.insert(account, (e.email.clone(), 0, cap));
+            }
+            LedgerEvent::PointsCredited(e) => {
+                if let Some(row) = self.accounts.get_mut(&account) {
+                    row.1 += e.points;
+                }
+                self.credits
+                    .insert(recorded.id.to_string(), (account.clone(), e.points));
+                let month = recorded.recorded_at.format("%Y-%m").to_string();
+                self.statements.entry((account, month)).or_default().0 += e.points;
+            }
+            LedgerEvent::ApiKeyIssued(e) => {
+                let cap = i64::from(manabi_ledger::account::KEY_DAILY_CALLS_DEFAULT);
+                let expires = e.expires_at.map(instant);
+                let row = (account, e.name.clone(), cap, expires, 0);
+                self.keys.insert(e.key_id.to_string(), row);
+            }
+            LedgerEvent::ApiKeyRevoked(e) => {
+                if let Some(row) = self.keys.get_mut(&e.key_id.to_string()) {
+                    row.4 = 1;
+                }
+            }
+            LedgerEvent::DailyCapChanged(e) => self.fold_cap(&account, e),
+            LedgerEvent::CallCharged(e) => self.fold_charge(account, recorded.id, e),
+        }
+    }
+
+    fn fold_cap(&mut self, account: &str, e: &manabi_schemas::events::DailyCapChanged) {
+        let cap = i64::from(e.daily_calls);
+        match e.scope {
+            manabi_schemas::events::CapScope::Account => {
+                if let Some(row) = self.accounts.get_mut(account) {
+                    row.2 = cap;
+                }
+            }
+            manabi_schemas::events::CapScope::Key { key_id } => {
+                if let Some(row) = self.keys.get_mut(&key_id.to_string()) {
+                    row.2 = cap;
+                }
+            }
+        }
+    }
+
+    fn fold_charge(&mut self, account: String, id: Uuid, e: &manabi_schemas::events::CallCharged) {
+        if let Some(row) = self.accounts.get_mut(&account) {
+            row.1 -= e.points;
+        }
+        let key = e.key_id.to_string();
+        let usage = self.usage_key.entry((key.clone(), day(e.day))).or_default();
+        *usage = (usage.0 + 1, usage.1 + e.points);
+        let usage = self
+            .usage_account
+            .entry((account.clone(), day(e.day)))
+            .or_default();
+        *usage = (usage.0 + 1, usage.1 + e.points);
+        let line = (account.clone(), key, e.points, day(e.day));
+        self.charges.insert(id.to_string(), line);
+        let totals = self
+            .statements
+            .entry((account, month_of_day(e.day)))
+            .or_default();
+        totals.1 += e.points;
+        totals.2 += 1;
+    }
+
+    /// The read models as stored.
+    pub async fn read(store: &Store) -> Result<Models, ProjectorError> {
+        let accounts = fetch_all!(
+            store,
+            (String, String, i64, i64),
+            "SELECT account_id, email, balance, daily_calls_cap FROM rm_accounts"
+        )?;
+        let keys = fetch_all!(
+            store,
+            (String, String, Option<String>, i64, Option<String>, i64),
+            "SELECT key_id, account_id, name, daily_calls_cap, expires_at, revoked \
+             FROM rm_api_keys"
+        )?;
+        let usage_key = fetch_all!(
+            store,
+            (String, String, i64, i64),
+            "SELECT key_id, day, calls, points FROM rm_usage_key"
+        )?;
+        let usage_account = fetch_all!(
+            store,
+            (String, String, i64, i64),
+            "SELECT account_id, day, calls, points FROM rm_usage_account"
+        )?;
+        let charges = fetch_all!(
+            store,
+            (String, String, String, i64, String),
+            "SELECT invoice_id, account_id, key_id, points, day FROM rm_charges"
+        )?;
+        let credits = fetch_all!(
+            store,
+            (String, String, i64),
+            "SELECT event_id, account_id, points FROM rm_credits"
+        )?;
+        let statements = fetch_all!(
+            store,
+            (String, String, i64, i64, i64),
+            "SELECT account_id, month, credited_points, charged_points, calls \
+             FROM rm_statements"
+        )?;
+        Ok(Models {
+            accounts: accounts
+                .into_iter()
+                .map(|(a, e, b, c)| (a, (e, b, c)))
+                .collect(),
+            keys: keys
+                .into_iter()
+                .map(|(k, a, n, c, x, r)| (k, (a, n, c, x, r)))
+                .collect(),
+            usage_key: usage_key
+                .into_iter()
+                .map(|(k, d, c, p)| ((k, d), (c, p)))
+                .collect(),
+            usage_account: usage_account
+                .into_iter()
+                .map(|(a, d, c, p)| ((a, d), (c, p)))
+                .collect(),
+            charges: charges
+                .into_iter()
+                .map(|(i, a, k, p, d)| (i, (a, k, p, d)))
+                .collect(),
+            credits: credits.into_iter().map(|(i, a, p)| (i, (a, p))).collect(),
+            statements: statements
+                .into_iter()
+                .map(|(a, m, cr, ch, n)| ((a, m), (cr, ch, n)))
+                .collect(),
+        })
+    }
+
+    /// Every way `actual` differs from `self` (the expected models), bounded.
+    pub fn differences(&self, actual: &Models) -> Vec<String> {
+        let mut out = Vec::new();
+        diff("rm_accounts", &self.accounts, &actual.accounts, &mut out);
+        diff("rm_api_keys", &self.keys, &actual.keys, &mut out);
+        diff("rm_usage_key", &self.usage_key, &actual.usage_key, &mut out);
+        diff(
+            "rm_usage_account",
+            &self.usage_account,
+            &actual.usage_account,
+            &mut out,
+        );
+        diff("rm_charges", &self.charges, &actual.charges, &mut out);
+        diff("rm_credits", &self.credits, &actual.credits, &mut out);
+        diff(
+            "rm_statements",
+            &self.statements,
+            &actual.statements,
+            &mut out,
+        );
+        out.truncate(DIFFERENCES_MAX);
+        out
+    }
+}
+
+fn diff<K: Ord + Debug, V: PartialEq + Debug>(
+    table: &str,
+    expected: &BTreeMap<K, V>,
+    actual: &BTreeMap<K, V>,
+    out: &mut Vec<String>,
+) {
+    for (key, want) in expected {
+        match actual.get(key) {
+            Some(found) if found == want => {}
+            Some(found) => out.push(format!(
+                "{table} {key:?}: expected {want:?}, found {found:?}"
+            )),
+            None => out.push(format!("{table} {key:?}: expected {want:?}, missing")),
+        }
+    }
+    for (key, found) in actual {
+        if !expected.contains_key(key) {
+            out.push(format!("{table} {key:?}: unexpected {found:?}"));
+        }
+    }
+}
+
+/// Replays every stream and compares the read models at their checkpoint.
+pub async fn verify(store: &Store) -> Result<VerifyReport, ProjectorError> {
+    let checkpoint = checkpoint(store).await?;
+    let mut replay = Replay::default();
+    let mut after = Position::default();
+    loop {
+        let page = store.read_all_after(after, PAGE_EVENTS_MAX).await?;
+        for recorded in &page {
+            replay.fold(recorded, checkpoint);
+        }
+        match page.last() {
+            Some(last) if page.len() == PAGE_EVENTS_MAX as usize => after = last.position,
+            _ => break,
+        }
+    }
+    let actual = Models::read(store).await?;
+    let mut differences = replay.problems.clone();
+    differences.extend(replay.expected.differences(&actual));
+    cross_check_aggregates(&replay, &mut differences);
+    differences.truncate(DIFFERENCES_MAX);
+    Ok(VerifyReport {
+        ok: differences.is_empty(),
+        events_replayed: replay.replayed,
+        streams: replay.heads.len(),
+        accounts: replay.accounts.len(),
+        checkpoint,
+        events_behind_checkpoint: replay.behind,
+        differences,
+    })
+}
+
+/// When the projector is fully caught up, the aggregate fold must agree with the models.
+fn cross_check_aggregates(replay: &Replay, out: &mut Vec<String>) {
+    if replay.behind > 0 {
+        return;
+    }
+    for (id, account) in &replay.accounts {
+        let Some(row) = replay.expected.accounts.get(&id.to_string()) else {
+            continue;
+        };
+        if row.1 != account.balance || row.2 != i64::from(account.daily_calls_cap) {
+            out.push(format!(
+                "account-{id}: aggregate balance {} cap {}, model fold {row:?}",
+                account.balance, account.daily_calls_cap
+            ));
+        }
+    }
+}
