@@ -54,6 +54,14 @@ pub enum DatasetCommand {
         #[arg(long, default_value_os_t = default_artifact())]
         artifact: PathBuf,
     },
+    /// Check grammar content files: Tatoeba matches, chosen example ids, format and level
+    /// errors; non-zero exit when a point would be left out of the build.
+    GrammarCheck {
+        /// Content files to check (default: every file in dataset/content/grammar).
+        files: Vec<PathBuf>,
+        #[arg(long, default_value_os_t = default_sources())]
+        sources: PathBuf,
+    },
 }
 
 pub fn run(command: DatasetCommand) -> anyhow::Result<ExitCode> {
@@ -62,6 +70,9 @@ pub fn run(command: DatasetCommand) -> anyhow::Result<ExitCode> {
         DatasetCommand::Build { sources, out, only } => run_build(sources, out, only),
         DatasetCommand::Stats { artifact, json } => run_stats(&artifact, json),
         DatasetCommand::Verify { artifact } => run_verify(&artifact),
+        DatasetCommand::GrammarCheck { files, sources } => {
+            crate::grammar::run_check(&files, &sources)
+        }
     }
 }
 
@@ -79,15 +90,31 @@ fn run_fetch(sources_dir: &Path, pins: Option<&Path>) -> anyhow::Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_build(sources_dir: PathBuf, out_dir: PathBuf, only: Vec<Builder>) -> anyhow::Result<ExitCode> {
-    let builders = if only.is_empty() { Builder::ALL.to_vec() } else { only };
+fn run_build(
+    sources_dir: PathBuf,
+    out_dir: PathBuf,
+    only: Vec<Builder>,
+) -> anyhow::Result<ExitCode> {
+    let builders = if only.is_empty() {
+        Builder::ALL.to_vec()
+    } else {
+        only
+    };
     let started = Instant::now();
-    let options = BuildOptions { sources_dir, out_dir, builders, progress: true };
+    let options = BuildOptions {
+        sources_dir,
+        out_dir,
+        builders,
+        progress: true,
+    };
     let report = build::build(&options)?;
     for (kind, count) in &report.manifest.counts {
         println!("{kind:<20} {count}");
     }
-    println!("relations dropped (an end does not exist): {}", report.relations_dropped);
+    println!(
+        "relations dropped (an end does not exist): {}",
+        report.relations_dropped
+    );
     println!(
         "wrote {} ({:.2} MB) in {:.1} s",
         report.artifact.display(),
@@ -117,7 +144,10 @@ fn run_stats(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
     if json {
         let mut value = serde_json::to_value(&report)?;
         if let Some(object) = value.as_object_mut() {
-            object.insert("load".to_string(), serde_json::json!({ "ms": load_ms.round(), "peak_rss_kb": rss_kb }));
+            object.insert(
+                "load".to_string(),
+                serde_json::json!({ "ms": load_ms.round(), "peak_rss_kb": rss_kb }),
+            );
         }
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {

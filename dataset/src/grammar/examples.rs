@@ -1,7 +1,7 @@
 //! Finding a point's example sentences in Tatoeba and picking the best few.
 //!
-//! All `match` regexes of all points are compiled into one `RegexSet`, so the ~200k
-//! sentences are scanned once instead of once per regex.
+//! The `match` regexes of all points are compiled into a few `RegexSet`s, so the ~200k
+//! sentences are scanned once per set instead of once per regex.
 
 use std::collections::BTreeSet;
 
@@ -23,7 +23,12 @@ pub struct Matches {
     pub per_point: Vec<Vec<usize>>,
 }
 
-/// Scans the sentences once with every point's regexes.
+/// Patterns per `RegexSet`. One set over every pattern of every file (well over a
+/// thousand) overflows the lazy DFA's cache and falls back to a slow engine; small sets
+/// stay in the fast path.
+const SET_PATTERNS_MAX: usize = 48;
+
+/// Scans the sentences with every point's regexes, a few dozen patterns per pass.
 pub fn find_matches(points: &[&Point], sentences: &[Sentence]) -> Result<Matches, regex::Error> {
     let mut owner = Vec::new();
     let mut patterns = Vec::new();
@@ -33,11 +38,14 @@ pub fn find_matches(points: &[&Point], sentences: &[Sentence]) -> Result<Matches
             patterns.push(regex.as_str());
         }
     }
-    let set = RegexSet::new(&patterns)?;
     let mut per_point: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); points.len()];
-    for (sentence_index, sentence) in sentences.iter().enumerate() {
-        for pattern_index in set.matches(&sentence.japanese).iter() {
-            per_point[owner[pattern_index]].insert(sentence_index);
+    for (chunk_index, chunk) in patterns.chunks(SET_PATTERNS_MAX).enumerate() {
+        let set = RegexSet::new(chunk)?;
+        let first = chunk_index * SET_PATTERNS_MAX;
+        for (sentence_index, sentence) in sentences.iter().enumerate() {
+            for pattern_index in set.matches(&sentence.japanese).iter() {
+                per_point[owner[first + pattern_index]].insert(sentence_index);
+            }
         }
     }
     Ok(Matches {

@@ -179,16 +179,10 @@ fn citations(point: &Point, examples: &[&Sentence], versions: &SourceVersions) -
     citations
 }
 
+/// The editors wrote the text (and, for `editor` levels, chose the level).
 fn editors_citation(fields: Vec<String>) -> Citation {
-    Citation {
-        source: "manabi-editors".to_owned(),
-        name: "manabi editors".to_owned(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        licence: "Apache-2.0".to_owned(),
-        licence_url: None,
-        record_id: None,
-        fields,
-    }
+    let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
+    crate::editors::cite(None, &fields)
 }
 
 fn level_citation(

