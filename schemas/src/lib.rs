@@ -2,6 +2,7 @@
 //! the Billing object, the discovery document and ledger event types.
 //! Every serde/OpenAPI/JSON-Schema derive of the project lives in this crate.
 
+pub mod discovery;
 pub mod envelope;
 pub mod error;
 pub mod events;
@@ -9,9 +10,13 @@ pub mod grammar;
 pub mod history;
 pub mod kanji;
 pub mod learnable;
+pub mod params;
 pub mod vocabulary;
 
-pub use envelope::Billing;
+pub use discovery::{CreditPack, CreditPacks, Discovery, FairUse, Mode, Pricing};
+pub use envelope::{
+    Billing, JourneyDocument, LessonDocument, SearchResults, Success, WorldDocument, Worlds,
+};
 pub use error::{ErrorBody, ErrorCode, ErrorEnvelope};
 pub use learnable::{
     Citation, CrossCheck, Domain, Learnable, LearnableBody, LearnableSummary, LearnableType,

@@ -1,0 +1,131 @@
+//! A successful read, and the success envelope written around it.
+//!
+//! Documents are held as JSON text; the envelope is spliced around that text instead of
+//! parsing and re-serializing it, which keeps an entry read to one buffer copy.
+
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use bytes::{BufMut, Bytes, BytesMut};
+use manabi_schemas::Billing;
+
+/// Where a keyed answer carries its Billing object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BillingPlacement {
+    /// Beside `data` in the envelope.
+    Envelope,
+    /// Inside the `data` object (search answers: `data.billing`).
+    InData,
+}
+
+/// The `data` of a successful read, as JSON text, and how to wrap it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// JSON text of the `data` member.
+    pub data: Bytes,
+    /// The caller was served the evaluation sample.
+    pub sample: bool,
+    pub billing: Option<Billing>,
+    pub placement: BillingPlacement,
+}
+
+impl Answer {
+    pub fn new(data: impl Into<Bytes>, sample: bool) -> Answer {
+        Answer {
+            data: data.into(),
+            sample,
+            billing: None,
+            placement: BillingPlacement::Envelope,
+        }
+    }
+
+    pub fn with_billing_in_data(mut self) -> Answer {
+        self.placement = BillingPlacement::InData;
+        self
+    }
+
+    /// The full envelope `{"ok":true[,"sample":true],"data":…[,"billing":…]}`.
+    pub fn into_body(self) -> Bytes {
+        let billing = self
+            .billing
+            .as_ref()
+            .and_then(|b| serde_json::to_string(b).ok());
+        let mut body = BytesMut::with_capacity(self.data.len() + 64);
+        body.put_slice(if self.sample {
+            br#"{"ok":true,"sample":true,"data":"#
+        } else {
+            br#"{"ok":true,"data":"#
+        });
+        match (&billing, self.placement) {
+            (Some(billing), BillingPlacement::InData) if self.data.ends_with(b"}") => {
+                let open = &self.data[..self.data.len() - 1];
+                body.put_slice(open);
+                body.put_slice(if open.ends_with(b"{") {
+                    b"\"billing\":"
+                } else {
+                    b",\"billing\":"
+                });
+                body.put_slice(billing.as_bytes());
+                body.put_slice(b"}}");
+            }
+            (Some(billing), _) => {
+                body.put_slice(&self.data);
+                body.put_slice(b",\"billing\":");
+                body.put_slice(billing.as_bytes());
+                body.put_u8(b'}');
+            }
+            (None, _) => {
+                body.put_slice(&self.data);
+                body.put_u8(b'}');
+            }
+        }
+        body.freeze()
+    }
+}
+
+/// A JSON response from ready-made JSON text.
+pub fn json_response(body: Bytes) -> Response {
+    let mut response = body.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+impl IntoResponse for Answer {
+    fn into_response(self) -> Response {
+        json_response(self.into_body())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn billing() -> Billing {
+        Billing {
+            points_charged: 5,
+            currency: "JPY".into(),
+            invoice_id: Some("e1".into()),
+            free_tier: Some(false),
+        }
+    }
+
+    #[test]
+    fn keyless_answers_are_marked_sample() {
+        let body = Answer::new(r#"{"id":"a"}"#, true).into_body();
+        assert_eq!(&body[..], br#"{"ok":true,"sample":true,"data":{"id":"a"}}"#);
+    }
+
+    #[test]
+    fn billing_goes_beside_or_inside_data() {
+        let mut answer = Answer::new(r#"{"id":"a"}"#, false);
+        answer.billing = Some(billing());
+        let json: serde_json::Value = serde_json::from_slice(&answer.clone().into_body()).unwrap();
+        assert_eq!(json["billing"]["points_charged"], 5);
+        let inside = answer.with_billing_in_data().into_body();
+        let json: serde_json::Value = serde_json::from_slice(&inside).unwrap();
+        assert_eq!(json["data"]["billing"]["invoice_id"], "e1");
+        assert_eq!(json["data"]["id"], "a");
+    }
+}

@@ -1,0 +1,228 @@
+//! The dataset as the server holds it: every document as JSON text, looked up by id,
+//! the relation graph, and the embedded search index.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use manabi_dataset::artifact::{Artifact, ArtifactError, RawDoc};
+use manabi_schemas::LearnableSummary;
+use manabi_search_sync::{EmbeddedIndex, IndexEntry, IndexError};
+
+/// One learnable: its summary (parsed, for search and related answers), the summary
+/// and full document as JSON text, and its sample membership.
+#[derive(Debug)]
+pub struct Entry {
+    pub summary: LearnableSummary,
+    pub summary_json: Bytes,
+    pub json: Bytes,
+    pub sample: bool,
+}
+
+/// A lesson or journey document.
+#[derive(Debug)]
+pub struct Document {
+    pub json: Bytes,
+    pub sample: bool,
+}
+
+/// One edge of the relation graph, read from the entry that holds it.
+#[derive(Debug, Clone)]
+pub struct Edge {
+    pub relationship: String,
+    pub basis: String,
+    pub target: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error(transparent)]
+    Artifact(#[from] ArtifactError),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error("serializing a summary: {0}")]
+    Summary(#[from] serde_json::Error),
+}
+
+/// The loaded dataset; immutable once built, shared by every request.
+#[derive(Debug)]
+pub struct Catalog {
+    pub entries: Vec<Entry>,
+    by_id: HashMap<String, usize>,
+    edges: Vec<Vec<Edge>>,
+    lessons: HashMap<String, Document>,
+    journeys: HashMap<String, Document>,
+    /// `{"worlds":[…],"total":n}`, built once: worlds are public and never change.
+    pub worlds_json: Bytes,
+    pub index: EmbeddedIndex,
+    pub dataset_version: String,
+    /// How long loading and indexing took.
+    pub load_time: Duration,
+}
+
+impl Catalog {
+    pub fn load(path: &Path) -> Result<Catalog, CatalogError> {
+        let started = Instant::now();
+        let artifact = Artifact::load(path)?;
+        let mut catalog = Catalog::from_artifact(artifact)?;
+        catalog.load_time = started.elapsed();
+        Ok(catalog)
+    }
+
+    pub fn from_artifact(artifact: Artifact) -> Result<Catalog, CatalogError> {
+        let index = EmbeddedIndex::build(artifact.learnables.iter().map(|learnable| IndexEntry {
+            summary: &learnable.summary,
+            surface: &learnable.surface,
+            sample: learnable.sample,
+        }))?;
+        let mut entries = Vec::with_capacity(artifact.learnables.len());
+        for learnable in artifact.learnables {
+            entries.push(Entry {
+                summary_json: Bytes::from(serde_json::to_vec(&learnable.summary)?),
+                summary: learnable.summary,
+                json: Bytes::from(String::from(learnable.json)),
+                sample: learnable.sample,
+            });
+        }
+        let by_id: HashMap<String, usize> = entries
+            .iter()
+            .enumerate()
+            .map(|(at, entry)| (entry.summary.id.clone(), at))
+            .collect();
+        let edges = edges_of(&artifact.relations, &by_id, entries.len());
+        Ok(Catalog {
+            entries,
+            by_id,
+            edges,
+            lessons: documents(artifact.lessons),
+            journeys: documents(artifact.journeys),
+            worlds_json: worlds_json(&artifact.worlds),
+            index,
+            dataset_version: artifact
+                .manifest
+                .map(|m| m.dataset_version)
+                .unwrap_or_default(),
+            load_time: Duration::ZERO,
+        })
+    }
+
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    pub fn learnable(&self, id: &str) -> Option<&Entry> {
+        self.position(id).map(|at| &self.entries[at])
+    }
+
+    /// Edges out of the entry at `position`, in a stable order.
+    pub fn edges(&self, position: usize) -> &[Edge] {
+        self.edges
+            .get(position)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    pub fn lesson(&self, id: &str) -> Option<&Document> {
+        self.lessons.get(id)
+    }
+
+    pub fn journey(&self, id: &str) -> Option<&Document> {
+        self.journeys.get(id)
+    }
+
+    /// The display label of a learnable, for resolved lesson links.
+    pub fn label(&self, id: &str) -> Option<&str> {
+        let summary = &self.learnable(id)?.summary;
+        summary
+            .label
+            .as_deref()
+            .or(summary.canonical_name.as_deref())
+    }
+}
+
+fn documents(docs: Vec<RawDoc>) -> HashMap<String, Document> {
+    docs.into_iter()
+        .map(|doc| {
+            let json = Bytes::from(String::from(doc.json));
+            (
+                doc.id,
+                Document {
+                    json,
+                    sample: doc.sample,
+                },
+            )
+        })
+        .collect()
+}
+
+fn worlds_json(worlds: &[RawDoc]) -> Bytes {
+    let mut sorted: Vec<&RawDoc> = worlds.iter().collect();
+    sorted.sort_by(|a, b| a.id.cmp(&b.id));
+    let list: Vec<&str> = sorted.iter().map(|doc| &*doc.json).collect();
+    Bytes::from(format!(
+        r#"{{"worlds":[{}],"total":{}}}"#,
+        list.join(","),
+        list.len()
+    ))
+}
+
+/// The name of an edge read backwards (`has-component` seen from the component).
+fn inverse(kind: &str) -> String {
+    let known = [
+        ("has-component", "component-of"),
+        ("uses-kanji", "used-in"),
+        ("precedes", "follows"),
+        ("causes", "caused-by"),
+        ("part-of", "has-part"),
+        ("basis-for", "builds-on"),
+        ("parent-of", "child-of"),
+        ("predecessor-of", "successor-of"),
+    ];
+    for (forward, backward) in known {
+        if kind == forward {
+            return backward.to_owned();
+        }
+        if kind == backward {
+            return forward.to_owned();
+        }
+    }
+    let symmetric = [
+        "similar-to",
+        "synonym-of",
+        "antonym-of",
+        "related-to",
+        "contemporary-of",
+    ];
+    if symmetric.contains(&kind) {
+        kind.to_owned()
+    } else {
+        format!("{kind}-inverse")
+    }
+}
+
+/// Every relation as an edge from both of its ends, so each entry lists what points to
+/// it as well as what it points to.
+fn edges_of(
+    relations: &[manabi_schemas::Relation],
+    by_id: &HashMap<String, usize>,
+    count: usize,
+) -> Vec<Vec<Edge>> {
+    let mut edges = vec![Vec::new(); count];
+    for relation in relations {
+        let (Some(&from), Some(&to)) = (by_id.get(&relation.from), by_id.get(&relation.to)) else {
+            continue;
+        };
+        edges[from].push(Edge {
+            relationship: relation.kind.clone(),
+            basis: relation.basis.clone(),
+            target: to,
+        });
+        edges[to].push(Edge {
+            relationship: inverse(&relation.kind),
+            basis: relation.basis.clone(),
+            target: from,
+        });
+    }
+    edges
+}

@@ -1,0 +1,93 @@
+//! The discovery document and the credit-pack list, built once from the settings.
+
+use manabi_schemas::params::SearchLimit;
+use manabi_schemas::{CreditPack, CreditPacks, Discovery, FairUse, Mode, Pricing};
+
+use crate::settings::Settings;
+
+/// Every REST read, as discovery lists it.
+pub const ENDPOINTS: [&str; 9] = [
+    "GET /api/v1",
+    "GET /api/v1/learnables?query&type&jlpt_level&limit",
+    "GET /api/v1/learnables/{id}?locale",
+    "GET /api/v1/learnables/{id}/related?limit",
+    "GET /api/v1/lessons/{id}?render&locale",
+    "GET /api/v1/journeys/{id}",
+    "GET /api/v1/worlds",
+    "GET /api/v1/credit-packs",
+    "GET /api/v1/openapi.json",
+];
+
+pub fn discovery(settings: &Settings, mode: Mode) -> Discovery {
+    Discovery {
+        name: "manabi".to_owned(),
+        description: "A curated, JLPT-graded Japanese learning dataset (kanji, vocabulary, \
+                      grammar, kana, radicals, Japanese history, lessons, journeys and \
+                      worlds), every entry with its cited sources. Read-only REST and MCP, \
+                      prepaid per-call billing in yen points."
+            .to_owned(),
+        mcp_endpoint: "/mcp".to_owned(),
+        openapi: "/api/v1/openapi.json".to_owned(),
+        docs_url: format!("{}/docs", settings.base_url),
+        endpoints: ENDPOINTS.iter().map(|e| (*e).to_owned()).collect(),
+        auth: "Optional for REST: send an API key (svc_ak_…) as `Authorization: Bearer <key>` \
+               or `X-API-Key: <key>` for the full dataset; without a key REST answers the \
+               evaluation sample (\"sample\": true). MCP requires a Bearer key."
+            .to_owned(),
+        pricing: Pricing {
+            currency: "JPY".to_owned(),
+            note: format!(
+                "1 point = 1 JPY, prepaid, debited per successful call. Content reads \
+                 (learnable, lesson, journey, worlds, related) {read}, search {search}, a \
+                 localized read generated on a cache miss {generation} (once), {read} after. \
+                 Keyless sample calls are free. Direct address: {direct}",
+                read = settings.prices.read_jpy,
+                search = settings.prices.search_jpy,
+                generation = settings.prices.localized_generation_jpy,
+                direct = settings.direct_url,
+            ),
+            read_jpy: settings.prices.read_jpy,
+            search_jpy: settings.prices.search_jpy,
+            localized_generation_jpy: settings.prices.localized_generation_jpy,
+        },
+        fair_use: FairUse {
+            daily_call_cap_per_key: settings.fair_use.daily_calls_per_key_max,
+            daily_call_cap_per_account: settings.fair_use.daily_calls_per_account_max,
+            note: "Caps reset at 00:00 UTC and are raised per customer on request. Serve your \
+                   own users; bulk redistribution and building a competing dataset are \
+                   prohibited."
+                .to_owned(),
+        },
+        search_limit_max: SearchLimit::MAX,
+        signup_url: settings.signup_url.clone(),
+        mode,
+    }
+}
+
+/// The discovery document as JSON text (the `data` of `GET /api/v1`).
+pub fn discovery_json(settings: &Settings, mode: Mode) -> String {
+    // Plain strings and integers always serialize.
+    serde_json::to_string(&discovery(settings, mode)).unwrap_or_default()
+}
+
+pub fn credit_packs(settings: &Settings) -> CreditPacks {
+    let packs = settings
+        .credit_packs
+        .iter()
+        .map(|pack| CreditPack {
+            id: pack.id.clone(),
+            points: pack.points,
+            price_jpy: pack.price_jpy,
+            bonus: pack.bonus,
+            purchase_url: format!("{}?pack={}", settings.top_up_url, pack.id),
+        })
+        .collect();
+    CreditPacks {
+        currency: "JPY".to_owned(),
+        packs,
+    }
+}
+
+pub fn credit_packs_json(settings: &Settings) -> String {
+    serde_json::to_string(&credit_packs(settings)).unwrap_or_default()
+}

@@ -1,0 +1,184 @@
+//! Cross-cutting request handling: size limits, the request timeout, metrics, request
+//! ids, panics and the 404/405 answers, each as a tower layer or fallback.
+
+use std::any::Any;
+use std::time::{Duration, Instant};
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{HeaderValue, Response, header};
+use axum::middleware::Next;
+use axum::response::IntoResponse;
+use manabi_schemas::ErrorCode;
+use tower_http::request_id::{MakeRequestId, RequestId};
+
+use crate::error::ApiError;
+use crate::settings::RequestLimits;
+use crate::state::AppState;
+
+/// Refuses requests whose URI, query string, headers or body exceed the configured
+/// bounds, before any handler work is done.
+pub async fn limit_request_size(
+    State(limits): State<RequestLimits>,
+    request: Request,
+    next: Next,
+) -> axum::response::Response {
+    if let Err(error) = check_size(&limits, &request) {
+        return error.into_response();
+    }
+    next.run(request).await
+}
+
+fn check_size(limits: &RequestLimits, request: &Request) -> Result<(), ApiError> {
+    let uri = request.uri();
+    let uri_bytes = uri.path_and_query().map_or(0, |pq| pq.as_str().len());
+    if uri_bytes > limits.uri_bytes_max {
+        let message = format!(
+            "the URI is {uri_bytes} bytes; at most {} are accepted",
+            limits.uri_bytes_max
+        );
+        return Err(ApiError::with_message(ErrorCode::UriTooLong, message));
+    }
+    let query_bytes = uri.query().map_or(0, str::len);
+    if query_bytes > limits.query_bytes_max {
+        let message = format!(
+            "the query string is {query_bytes} bytes; at most {} are accepted",
+            limits.query_bytes_max
+        );
+        return Err(ApiError::with_message(ErrorCode::UriTooLong, message));
+    }
+    // Name, value and the ": " and CRLF around them, as they travel on the wire.
+    let header_bytes: usize = request
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum();
+    if header_bytes > limits.header_bytes_max {
+        let message = format!(
+            "the headers are {header_bytes} bytes; at most {} are accepted",
+            limits.header_bytes_max
+        );
+        return Err(ApiError::with_message(ErrorCode::HeadersTooLarge, message));
+    }
+    let body_bytes = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok()?.parse::<u64>().ok())
+        .unwrap_or(0);
+    if body_bytes > limits.body_bytes_max as u64 {
+        let message = format!(
+            "the body is {body_bytes} bytes; at most {} are accepted (every endpoint is a GET)",
+            limits.body_bytes_max
+        );
+        return Err(ApiError::with_message(ErrorCode::PayloadTooLarge, message));
+    }
+    Ok(())
+}
+
+/// Answers 504 when handling takes longer than the configured bound.
+pub async fn limit_time(
+    State(timeout): State<Duration>,
+    request: Request,
+    next: Next,
+) -> axum::response::Response {
+    match tokio::time::timeout(timeout, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => ApiError::new(ErrorCode::Timeout).into_response(),
+    }
+}
+
+/// Counts every answer and its latency by route template and status.
+pub async fn record_metrics(request: Request, next: Next) -> axum::response::Response {
+    let started = Instant::now();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |path| path.as_str().to_owned());
+    let method = request.method().to_string();
+    let response = next.run(request).await;
+    let status = response.status().as_u16().to_string();
+    let labels = [("method", method), ("route", route), ("status", status)];
+    metrics::counter!("http_requests_total", &labels).increment(1);
+    metrics::histogram!("http_request_duration_seconds", &labels[..2])
+        .record(started.elapsed().as_secs_f64());
+    response
+}
+
+/// Request ids are UUIDv7: unique, and sortable by time when reading logs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MakeUuidV7;
+
+impl MakeRequestId for MakeUuidV7 {
+    fn make_request_id<B>(&mut self, _request: &axum::http::Request<B>) -> Option<RequestId> {
+        HeaderValue::from_str(&uuid::Uuid::now_v7().to_string())
+            .ok()
+            .map(RequestId::new)
+    }
+}
+
+/// A handler panic becomes a 500 envelope; the panic itself is logged.
+pub fn panic_answer(panic: Box<dyn Any + Send + 'static>) -> Response<axum::body::Body> {
+    let detail = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("unknown panic");
+    tracing::error!(panic = detail, "handler panicked");
+    ApiError::new(ErrorCode::Internal).into_response()
+}
+
+/// Unknown paths.
+pub async fn not_found(request: Request) -> axum::response::Response {
+    let message = format!(
+        "no endpoint at {}; see GET /api/v1 for the list",
+        request.uri().path()
+    );
+    ApiError::with_message(ErrorCode::NotFound, message).into_response()
+}
+
+/// Known paths with a method other than GET/HEAD.
+pub async fn method_not_allowed(request: Request) -> axum::response::Response {
+    let message = format!(
+        "{} is not allowed here; every endpoint is a GET",
+        request.method()
+    );
+    ApiError::with_message(ErrorCode::MethodNotAllowed, message).into_response()
+}
+
+/// `GET /healthz`: the process is up.
+pub async fn healthz() -> axum::response::Response {
+    crate::answer::json_response(bytes::Bytes::from_static(
+        br#"{"ok":true,"data":{"status":"up"}}"#,
+    ))
+}
+
+/// `GET /readyz`: the dataset is loaded and the stores answer; 503 before.
+pub async fn readyz(State(state): State<AppState>) -> axum::response::Response {
+    match state.catalog() {
+        Ok(catalog) => {
+            let body = format!(
+                r#"{{"ok":true,"data":{{"status":"ready","learnables":{},"dataset_version":{},"ready_after_ms":{}}}}}"#,
+                catalog.entries.len(),
+                serde_json::to_string(&catalog.dataset_version).unwrap_or_default(),
+                state.ready_after().map_or(0, |after| after.as_millis()),
+            );
+            crate::answer::json_response(bytes::Bytes::from(body))
+        }
+        Err(error) => match state.load_error() {
+            Some(reason) => ApiError::with_message(
+                ErrorCode::Unavailable,
+                format!("the dataset failed to load: {reason}"),
+            )
+            .into_response(),
+            None => error.into_response(),
+        },
+    }
+}
+
+/// `GET /metrics`: Prometheus text format.
+pub async fn metrics(State(state): State<AppState>) -> axum::response::Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(),
+    )
+        .into_response()
+}

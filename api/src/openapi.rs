@@ -1,0 +1,140 @@
+//! The OpenAPI 3.1 description, generated from the handlers' `#[utoipa::path]`
+//! attributes and the schemas' `ToSchema` derives, plus the error answers every
+//! operation can give and the two ways of sending a key.
+
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::response::ResponseBuilder;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, schema};
+use utoipa::{Modify, OpenApi};
+
+use manabi_schemas::ErrorEnvelope;
+use manabi_schemas::params::{Render, SearchType};
+
+use crate::routes;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "manabi",
+        version = "1.0.0",
+        description = "A curated, JLPT-graded Japanese learning dataset over a read-only REST \
+            API. Without a key the API answers the evaluation sample (`\"sample\": true`); with \
+            a key every call is billed in prepaid yen points. Every failure answers \
+            `{\"ok\": false, \"error\": {code, message, required, balance, top_up_url}}`.",
+        license(name = "Apache-2.0"),
+    ),
+    paths(
+        routes::get_discovery,
+        routes::search_learnables,
+        routes::get_learnable,
+        routes::get_related,
+        routes::get_lesson,
+        routes::get_journey,
+        routes::list_worlds,
+        routes::list_credit_packs,
+        routes::get_openapi,
+    ),
+    components(schemas(ErrorEnvelope, SearchType, Render)),
+    modifiers(&ErrorAnswers, &KeySchemes),
+    tags(
+        (name = "discovery", description = "What the service offers and costs"),
+        (name = "learnables", description = "Kanji, vocabulary, grammar, kana, radicals, history"),
+        (name = "lessons", description = "Lessons, journeys and worlds"),
+        (name = "billing", description = "Prepaid points"),
+    ),
+)]
+pub struct ApiDoc;
+
+/// The failure answers of every operation, each with the error envelope.
+const ERROR_ANSWERS: [(&str, &str); 13] = [
+    (
+        "400",
+        "A parameter is missing or invalid (INVALID_PARAMETER); nothing charged",
+    ),
+    (
+        "401",
+        "The key is missing, malformed, unknown (INVALID_API_KEY) or revoked (REVOKED_API_KEY)",
+    ),
+    (
+        "402",
+        "The balance cannot cover the call (INSUFFICIENT_POINTS, with required, balance, top_up_url)",
+    ),
+    (
+        "404",
+        "No such entry (NOT_FOUND), or an entry outside the keyless sample (NOT_IN_SAMPLE)",
+    ),
+    ("405", "Only GET (and HEAD) are allowed"),
+    ("413", "The request body is too large"),
+    ("414", "The request URI or query string is too long"),
+    (
+        "422",
+        "The locale cannot be served (LOCALE_UNAVAILABLE); nothing charged",
+    ),
+    (
+        "429",
+        "Burst limit (RATE_LIMITED) or daily cap (QUOTA_EXCEEDED); see Retry-After",
+    ),
+    ("431", "The request headers are too large"),
+    ("500", "Internal error; nothing charged"),
+    ("503", "The dataset is still loading; retry shortly"),
+    ("504", "The request took too long; nothing charged"),
+];
+
+struct ErrorAnswers;
+
+impl Modify for ErrorAnswers {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            let Some(operation) = item.get.as_mut() else {
+                continue;
+            };
+            for (status, description) in ERROR_ANSWERS {
+                let content = ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name("ErrorEnvelope")))
+                    .build();
+                let mut answer = ResponseBuilder::new()
+                    .description(description)
+                    .content("application/json", content);
+                if status == "429" || status == "503" {
+                    let seconds = HeaderBuilder::new()
+                        .schema(schema::ObjectBuilder::new().schema_type(schema::Type::Integer))
+                        .description(Some("Seconds to wait before retrying"))
+                        .build();
+                    answer = answer.header("Retry-After", seconds);
+                }
+                operation
+                    .responses
+                    .responses
+                    .entry(status.to_owned())
+                    .or_insert(answer.build().into());
+            }
+        }
+    }
+}
+
+struct KeySchemes;
+
+impl Modify for KeySchemes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let bearer = HttpBuilder::new()
+            .scheme(HttpAuthScheme::Bearer)
+            .bearer_format("svc_ak_<secret>")
+            .description(Some("API key as a Bearer token"))
+            .build();
+        components.add_security_scheme("bearer", SecurityScheme::Http(bearer));
+        let header = ApiKeyValue::with_description("X-API-Key", "API key in the X-API-Key header");
+        components.add_security_scheme("api_key", SecurityScheme::ApiKey(ApiKey::Header(header)));
+    }
+}
+
+/// The description as a value (for the docs page).
+pub fn document() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
+}
+
+/// The description as JSON text, served at `/api/v1/openapi.json`.
+pub fn openapi_json() -> String {
+    document().to_json().unwrap_or_default()
+}

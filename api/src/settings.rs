@@ -1,0 +1,198 @@
+//! Everything the server is configured with, as one value built by the binary (from
+//! `MANABI_*` variables and flags) or by a test.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// Prices in yen points (1 point = 1 JPY).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prices {
+    pub read_jpy: i64,
+    pub search_jpy: i64,
+    pub localized_generation_jpy: i64,
+}
+
+impl Default for Prices {
+    fn default() -> Self {
+        Self {
+            read_jpy: 1,
+            search_jpy: 5,
+            localized_generation_jpy: 25,
+        }
+    }
+}
+
+/// Daily fair-use call caps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FairUseCaps {
+    pub daily_calls_per_key_max: u32,
+    pub daily_calls_per_account_max: u32,
+}
+
+impl Default for FairUseCaps {
+    fn default() -> Self {
+        Self {
+            daily_calls_per_key_max: 2000,
+            daily_calls_per_account_max: 5000,
+        }
+    }
+}
+
+/// Keyless fair use: a token bucket per client address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeylessRate {
+    /// Sustained requests per second per client address; 0 turns the limit off.
+    pub per_sec: u32,
+    /// Requests a client may make at once before the rate applies.
+    pub burst: u32,
+}
+
+impl Default for KeylessRate {
+    fn default() -> Self {
+        Self {
+            per_sec: 5,
+            burst: 20,
+        }
+    }
+}
+
+/// Bounds on what a request may carry and how long it may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestLimits {
+    /// Path plus query, in bytes (414 beyond).
+    pub uri_bytes_max: usize,
+    /// The query string alone, in bytes (414 beyond).
+    pub query_bytes_max: usize,
+    /// All header names and values together, in bytes (431 beyond).
+    pub header_bytes_max: usize,
+    /// Request body, in bytes (413 beyond); every endpoint is a GET.
+    pub body_bytes_max: usize,
+    /// Whole request handling time (504 beyond).
+    pub request_timeout_ms: u64,
+}
+
+impl Default for RequestLimits {
+    fn default() -> Self {
+        Self {
+            uri_bytes_max: 2048,
+            query_bytes_max: 1024,
+            header_bytes_max: 8192,
+            body_bytes_max: 1024,
+            request_timeout_ms: 10_000,
+        }
+    }
+}
+
+/// One pack of prepaid points on sale.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct PackConfig {
+    pub id: String,
+    pub points: i64,
+    pub price_jpy: i64,
+    #[serde(default)]
+    pub bonus: i64,
+}
+
+impl PackConfig {
+    /// The packs sold when the configuration file names none.
+    pub fn defaults() -> Vec<PackConfig> {
+        let pack = |id: &str, points, price_jpy, bonus| PackConfig {
+            id: id.to_owned(),
+            points,
+            price_jpy,
+            bonus,
+        };
+        vec![
+            pack("starter", 1_000, 1_000, 0),
+            pack("standard", 5_000, 5_000, 250),
+            pack("pro", 20_000, 20_000, 2_000),
+        ]
+    }
+}
+
+/// The part of the optional TOML configuration file the server reads.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    #[serde(default)]
+    pub credit_packs: Vec<PackConfig>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("reading {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("parsing {path}: {source}")]
+    Parse {
+        path: PathBuf,
+        source: toml::de::Error,
+    },
+    #[error("credit pack {id}: points and price must be positive and bonus not negative")]
+    Pack { id: String },
+}
+
+impl ConfigFile {
+    pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let file: ConfigFile = toml::from_str(&text).map_err(|source| ConfigError::Parse {
+            path: path.to_owned(),
+            source,
+        })?;
+        for pack in &file.credit_packs {
+            if pack.points <= 0 || pack.price_jpy <= 0 || pack.bonus < 0 {
+                return Err(ConfigError::Pack {
+                    id: pack.id.clone(),
+                });
+            }
+        }
+        Ok(file)
+    }
+}
+
+/// The whole configuration of `manabi serve`.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub data_dir: PathBuf,
+    /// The dataset artifact to serve.
+    pub artifact: PathBuf,
+    /// Public address of the service, printed in discovery (no trailing `/`).
+    pub base_url: String,
+    /// Direct alternative address of the same REST API.
+    pub direct_url: String,
+    /// Where to sign in, buy points and create a key.
+    pub signup_url: String,
+    /// Where to buy points (carried by 402 answers).
+    pub top_up_url: String,
+    pub prices: Prices,
+    pub fair_use: FairUseCaps,
+    pub keyless_rate: KeylessRate,
+    pub limits: RequestLimits,
+    pub credit_packs: Vec<PackConfig>,
+}
+
+impl Settings {
+    /// Settings for a server at `base_url` serving `artifact`, everything else default.
+    pub fn new(base_url: &str, artifact: PathBuf, data_dir: PathBuf) -> Settings {
+        let base_url = base_url.trim_end_matches('/').to_owned();
+        Settings {
+            data_dir,
+            artifact,
+            direct_url: base_url.clone(),
+            signup_url: format!("{base_url}/developers"),
+            top_up_url: format!("{base_url}/developers/credits"),
+            base_url,
+            prices: Prices::default(),
+            fair_use: FairUseCaps::default(),
+            keyless_rate: KeylessRate::default(),
+            limits: RequestLimits::default(),
+            credit_packs: PackConfig::defaults(),
+        }
+    }
+}

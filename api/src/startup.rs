@@ -1,0 +1,212 @@
+//! Builds the application from [`Settings`] and a bound listener, so the binary and the
+//! tests start exactly the same server.
+
+use std::net::SocketAddr;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::get;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use tokio::net::TcpListener;
+use tower::ServiceBuilder;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
+use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+
+use crate::catalog::Catalog;
+use crate::middleware::{self, MakeUuidV7};
+use crate::routes;
+use crate::settings::Settings;
+use crate::state::AppState;
+
+/// How often idle keyless buckets are dropped, so the limiter's memory stays bounded.
+const LIMITER_CLEANUP_INTERVAL: Duration = Duration::from_secs(60);
+/// How often the metrics recorder folds its histograms.
+const METRICS_UPKEEP_INTERVAL: Duration = Duration::from_secs(5);
+/// Latency buckets, in seconds.
+const LATENCY_BUCKETS: [f64; 10] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0,
+];
+
+/// A server bound to its listener, not yet running.
+pub struct Application {
+    listener: TcpListener,
+    router: Router,
+    state: AppState,
+}
+
+impl Application {
+    /// Starts loading the dataset in the background and wires the router; the server
+    /// answers `/healthz` at once and the API (503 until then) once the dataset is in.
+    pub fn build(settings: Settings, listener: TcpListener) -> Application {
+        let state = AppState::new(settings, metrics_handle());
+        spawn_dataset_load(state.clone());
+        spawn_housekeeping(state.clone());
+        Application {
+            router: router(state.clone()),
+            listener,
+            state,
+        }
+    }
+
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Serves until Ctrl-C or SIGTERM, then lets in-flight requests finish.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let service = self
+            .router
+            .into_make_service_with_connect_info::<SocketAddr>();
+        axum::serve(self.listener, service)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+    }
+}
+
+/// Every route and every layer. Layers listed first wrap the ones after them.
+pub fn router(state: AppState) -> Router {
+    let limits = state.settings.limits;
+    let timeout = Duration::from_millis(limits.request_timeout_ms);
+    let api = Router::new()
+        .route("/api/v1", get(routes::get_discovery))
+        .route("/api/v1/learnables", get(routes::search_learnables))
+        .route("/api/v1/learnables/{id}", get(routes::get_learnable))
+        .route("/api/v1/learnables/{id}/related", get(routes::get_related))
+        .route("/api/v1/lessons/{id}", get(routes::get_lesson))
+        .route("/api/v1/journeys/{id}", get(routes::get_journey))
+        .route("/api/v1/worlds", get(routes::list_worlds))
+        .route("/api/v1/credit-packs", get(routes::list_credit_packs))
+        .route("/api/v1/openapi.json", get(routes::get_openapi))
+        .route("/docs", get(routes::get_docs))
+        .route("/healthz", get(middleware::healthz))
+        .route("/readyz", get(middleware::readyz))
+        .route("/metrics", get(middleware::metrics))
+        .fallback(middleware::not_found)
+        .method_not_allowed_fallback(middleware::method_not_allowed)
+        .with_state(state);
+    api.layer(
+        ServiceBuilder::new()
+            .layer(SetRequestIdLayer::x_request_id(MakeUuidV7))
+            .layer(TraceLayer::new_for_http().make_span_with(request_span))
+            .layer(PropagateRequestIdLayer::x_request_id())
+            .layer(CompressionLayer::new())
+            .layer(axum::middleware::from_fn(middleware::record_metrics))
+            .layer(axum::middleware::from_fn_with_state(
+                limits,
+                middleware::limit_request_size,
+            ))
+            .layer(axum::middleware::from_fn_with_state(
+                timeout,
+                middleware::limit_time,
+            ))
+            .layer(CatchPanicLayer::custom(middleware::panic_answer)),
+    )
+}
+
+/// The span of one request carries its id, so every log line of it can be found.
+fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Span {
+    let id = request
+        .headers()
+        .get("x-request-id")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("");
+    tracing::info_span!("request", method = %request.method(), uri = %request.uri().path(), request_id = id)
+}
+
+/// One Prometheus recorder per process: the `metrics` facade has a single global slot.
+fn metrics_handle() -> PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let builder = PrometheusBuilder::new()
+                .set_buckets_for_metric(
+                    Matcher::Full("http_request_duration_seconds".to_owned()),
+                    &LATENCY_BUCKETS,
+                )
+                .unwrap_or_else(|_| PrometheusBuilder::new());
+            let recorder = builder.build_recorder();
+            let handle = recorder.handle();
+            // Fails only if another recorder is installed; this handle then renders
+            // nothing, but serving goes on.
+            if metrics::set_global_recorder(recorder).is_err() {
+                tracing::warn!("a metrics recorder was already installed");
+            }
+            handle
+        })
+        .clone()
+}
+
+fn spawn_dataset_load(state: AppState) {
+    tokio::spawn(async move {
+        let path = state.settings.artifact.clone();
+        let loaded = tokio::task::spawn_blocking(move || Catalog::load(&path)).await;
+        match loaded {
+            Ok(Ok(catalog)) => {
+                tracing::info!(
+                    learnables = catalog.entries.len(),
+                    terms = catalog.index.term_count(),
+                    load_ms = catalog.load_time.as_millis() as u64,
+                    "dataset loaded and indexed"
+                );
+                state.set_catalog(catalog);
+            }
+            Ok(Err(error)) => {
+                tracing::error!(%error, artifact = %state.settings.artifact.display(), "dataset load failed");
+                state.set_load_error(error.to_string());
+            }
+            Err(error) => {
+                tracing::error!(%error, "dataset load task failed");
+                state.set_load_error(error.to_string());
+            }
+        }
+    });
+}
+
+fn spawn_housekeeping(state: AppState) {
+    tokio::spawn(async move {
+        let mut limiter_tick = tokio::time::interval(LIMITER_CLEANUP_INTERVAL);
+        let mut metrics_tick = tokio::time::interval(METRICS_UPKEEP_INTERVAL);
+        loop {
+            tokio::select! {
+                _ = limiter_tick.tick() => {
+                    if let Some(limiter) = &state.keyless_limiter {
+                        limiter.retain_recent();
+                        limiter.shrink_to_fit();
+                    }
+                }
+                _ = metrics_tick.tick() => state.metrics.run_upkeep(),
+            }
+        }
+    });
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+    tracing::info!("shutting down");
+}

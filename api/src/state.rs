@@ -1,0 +1,111 @@
+//! What every request shares: the settings, the dataset once it is loaded, the keyless
+//! rate limiter and the pre-built documents (discovery, OpenAPI, docs page).
+
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use manabi_schemas::Mode;
+use metrics_exporter_prometheus::PrometheusHandle;
+
+use crate::catalog::Catalog;
+use crate::error::ApiError;
+use crate::settings::{KeylessRate, Settings};
+
+/// A token bucket per client address for keyless callers.
+pub type KeylessLimiter = DefaultKeyedRateLimiter<IpAddr>;
+
+/// Cheap to clone: every handler gets the same shared value.
+#[derive(Clone)]
+pub struct AppState(Arc<Shared>);
+
+pub struct Shared {
+    pub settings: Settings,
+    catalog: OnceLock<Catalog>,
+    load_error: OnceLock<String>,
+    pub keyless_limiter: Option<KeylessLimiter>,
+    pub metrics: PrometheusHandle,
+    discovery_sample: Bytes,
+    discovery_full: Bytes,
+    pub credit_packs_json: Bytes,
+    pub openapi_json: Bytes,
+    pub docs_html: Bytes,
+    started: Instant,
+    ready_after: OnceLock<Duration>,
+}
+
+impl Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+impl AppState {
+    pub fn new(settings: Settings, metrics: PrometheusHandle) -> AppState {
+        let discovery = |mode| Bytes::from(crate::discovery::discovery_json(&settings, mode));
+        AppState(Arc::new(Shared {
+            discovery_sample: discovery(Mode::Sample),
+            discovery_full: discovery(Mode::Full),
+            credit_packs_json: Bytes::from(crate::discovery::credit_packs_json(&settings)),
+            openapi_json: Bytes::from(crate::openapi::openapi_json()),
+            docs_html: Bytes::from(crate::docs_page::render(&crate::openapi::document())),
+            keyless_limiter: keyless_limiter(settings.keyless_rate),
+            settings,
+            catalog: OnceLock::new(),
+            load_error: OnceLock::new(),
+            metrics,
+            started: Instant::now(),
+            ready_after: OnceLock::new(),
+        }))
+    }
+
+    /// The dataset, or 503 while it is still loading (or failed to load).
+    pub fn catalog(&self) -> Result<&Catalog, ApiError> {
+        self.catalog.get().ok_or_else(ApiError::unavailable)
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.catalog.get().is_some()
+    }
+
+    /// Installs the loaded dataset; the server is ready from here on.
+    pub fn set_catalog(&self, catalog: Catalog) {
+        if self.catalog.set(catalog).is_ok() {
+            let _ = self.ready_after.set(self.started.elapsed());
+        }
+    }
+
+    pub fn set_load_error(&self, error: String) {
+        let _ = self.load_error.set(error);
+    }
+
+    pub fn load_error(&self) -> Option<&str> {
+        self.load_error.get().map(String::as_str)
+    }
+
+    /// Time from building the state to the dataset being servable.
+    pub fn ready_after(&self) -> Option<Duration> {
+        self.ready_after.get().copied()
+    }
+
+    pub fn discovery_json(&self, mode: Mode) -> Bytes {
+        match mode {
+            Mode::Sample => self.discovery_sample.clone(),
+            Mode::Full => self.discovery_full.clone(),
+        }
+    }
+}
+
+fn keyless_limiter(rate: KeylessRate) -> Option<KeylessLimiter> {
+    let per_sec = NonZeroU32::new(rate.per_sec)?;
+    let burst = NonZeroU32::new(rate.burst).unwrap_or(per_sec);
+    Some(RateLimiter::keyed(
+        Quota::per_second(per_sec).allow_burst(burst),
+    ))
+}

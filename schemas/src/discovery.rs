@@ -1,0 +1,77 @@
+//! The discovery document (`data` of `GET /api/v1`) and the credit packs on sale.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// What a caller learns from `GET /api/v1`: where everything is, what it costs, and the
+/// mode it is being served in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Discovery {
+    pub name: String,
+    pub description: String,
+    /// Path of the MCP tool endpoint.
+    pub mcp_endpoint: String,
+    /// Path of the OpenAPI 3.1 description.
+    pub openapi: String,
+    /// Address of the human documentation page.
+    pub docs_url: String,
+    /// Every REST read, as `METHOD path?params`.
+    pub endpoints: Vec<String>,
+    /// Which credentials are accepted and how to send them.
+    pub auth: String,
+    pub pricing: Pricing,
+    pub fair_use: FairUse,
+    /// Hard cap of the search `limit` parameter.
+    pub search_limit_max: u8,
+    /// Where to sign up, buy points and create a key.
+    pub signup_url: String,
+    pub mode: Mode,
+}
+
+/// The live price list, in yen points (1 point = 1 JPY).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Pricing {
+    /// Always `JPY`.
+    pub currency: String,
+    pub note: String,
+    pub read_jpy: i64,
+    pub search_jpy: i64,
+    pub localized_generation_jpy: i64,
+}
+
+/// The daily fair-use call caps.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct FairUse {
+    pub daily_call_cap_per_key: u32,
+    pub daily_call_cap_per_account: u32,
+    pub note: String,
+}
+
+/// How the caller is being served: the evaluation sample without a key, the whole
+/// dataset with one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Sample,
+    Full,
+}
+
+/// A pack of prepaid points (`GET /api/v1/credit-packs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CreditPack {
+    pub id: String,
+    /// Points credited, before the bonus.
+    pub points: i64,
+    pub price_jpy: i64,
+    /// Extra points credited on top of `points`.
+    pub bonus: i64,
+    /// Where to buy this pack.
+    pub purchase_url: String,
+}
+
+/// The `data` of `GET /api/v1/credit-packs`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CreditPacks {
+    pub currency: String,
+    pub packs: Vec<CreditPack>,
+}

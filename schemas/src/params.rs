@@ -1,0 +1,309 @@
+//! Typed request parameters. Each type can only hold a value the API accepts, so a
+//! handler that receives one never re-checks it ("parse, don't validate").
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::LearnableType;
+
+/// Why a parameter value was refused; the message is shown to the caller as is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ParamError {
+    pub message: String,
+}
+
+impl ParamError {
+    fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+/// Parses a whole number and checks it lies in `min..=max`.
+fn bounded(text: &str, min: u8, max: u8) -> Result<u8, ParamError> {
+    let out_of_range = || ParamError::new(format!("must be an integer from {min} to {max}"));
+    let value: u8 = text.trim().parse().map_err(|_| out_of_range())?;
+    if (min..=max).contains(&value) {
+        Ok(value)
+    } else {
+        Err(out_of_range())
+    }
+}
+
+/// How many search results a caller asks for: 1 to 20, default 10. A larger value is
+/// refused, never clamped, so a caller learns the cap instead of silently getting less.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchLimit(u8);
+
+impl SearchLimit {
+    pub const MIN: u8 = 1;
+    pub const MAX: u8 = 20;
+    pub const DEFAULT: SearchLimit = SearchLimit(10);
+
+    pub fn parse(text: &str) -> Result<Self, ParamError> {
+        bounded(text, Self::MIN, Self::MAX).map(Self)
+    }
+
+    pub fn get(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// How many related entries a caller asks for: 1 to 20, default 10.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RelatedLimit(u8);
+
+impl RelatedLimit {
+    pub const MIN: u8 = 1;
+    pub const MAX: u8 = 20;
+    pub const DEFAULT: RelatedLimit = RelatedLimit(10);
+
+    pub fn parse(text: &str) -> Result<Self, ParamError> {
+        bounded(text, Self::MIN, Self::MAX).map(Self)
+    }
+
+    pub fn get(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// A JLPT level: 5 = N5 (beginner) .. 1 = N1 (advanced).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct JlptLevel(u8);
+
+impl JlptLevel {
+    pub const MIN: u8 = 1;
+    pub const MAX: u8 = 5;
+
+    pub fn parse(text: &str) -> Result<Self, ParamError> {
+        bounded(text, Self::MIN, Self::MAX).map(Self)
+    }
+
+    pub fn get(self) -> u8 {
+        self.0
+    }
+}
+
+/// A content locale: exactly two lowercase ASCII letters (`en`, `fr`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Locale([u8; 2]);
+
+impl Locale {
+    /// The canonical locale every entry is written in.
+    pub const ENGLISH: Locale = Locale(*b"en");
+    /// The OpenAPI `pattern` of a locale.
+    pub const PATTERN: &'static str = "^[a-z]{2}$";
+
+    pub fn parse(text: &str) -> Result<Self, ParamError> {
+        match text.as_bytes() {
+            [a, b] if a.is_ascii_lowercase() && b.is_ascii_lowercase() => Ok(Self([*a, *b])),
+            _ => Err(ParamError::new(
+                "must be exactly two lowercase letters, e.g. en",
+            )),
+        }
+    }
+
+    pub fn is_canonical(self) -> bool {
+        self == Self::ENGLISH
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Both bytes are ASCII letters (checked by `parse`), so this is valid UTF-8.
+        std::str::from_utf8(&self.0).unwrap_or("en")
+    }
+}
+
+impl fmt::Display for Locale {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How lesson link markup `[[learnable-id|text]]` is handled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Render {
+    /// The markup is left as stored.
+    #[default]
+    Raw,
+    /// The markup is replaced by its display text.
+    Plain,
+    /// The markup becomes a Markdown link to the entry, and the answer carries a
+    /// `learnable_refs` map from id to the entry's display label.
+    Resolved,
+}
+
+impl Render {
+    pub const NAMES: [&'static str; 3] = ["raw", "plain", "resolved"];
+
+    pub fn parse(text: &str) -> Result<Self, ParamError> {
+        match text {
+            "raw" => Ok(Render::Raw),
+            "plain" => Ok(Render::Plain),
+            "resolved" => Ok(Render::Resolved),
+            _ => Err(ParamError::new("must be one of raw, plain, resolved")),
+        }
+    }
+}
+
+/// The learnable types a search can be filtered by (the language types; history
+/// entities are found by their names without a type filter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchType {
+    Kanji,
+    Vocabulary,
+    Grammar,
+    Character,
+    Radical,
+}
+
+impl SearchType {
+    pub fn parse(text: &str) -> Result<Self, ParamError> {
+        LearnableType::LANGUAGE
+            .iter()
+            .find(|kind| kind.as_str() == text)
+            .and_then(|kind| Self::of(*kind))
+            .ok_or_else(|| {
+                ParamError::new("must be one of kanji, vocabulary, grammar, character, radical")
+            })
+    }
+
+    fn of(kind: LearnableType) -> Option<Self> {
+        match kind {
+            LearnableType::Kanji => Some(SearchType::Kanji),
+            LearnableType::Vocabulary => Some(SearchType::Vocabulary),
+            LearnableType::Grammar => Some(SearchType::Grammar),
+            LearnableType::Character => Some(SearchType::Character),
+            LearnableType::Radical => Some(SearchType::Radical),
+            _ => None,
+        }
+    }
+
+    pub fn learnable_type(self) -> LearnableType {
+        match self {
+            SearchType::Kanji => LearnableType::Kanji,
+            SearchType::Vocabulary => LearnableType::Vocabulary,
+            SearchType::Grammar => LearnableType::Grammar,
+            SearchType::Character => LearnableType::Character,
+            SearchType::Radical => LearnableType::Radical,
+        }
+    }
+}
+
+/// The id of a dataset document (learnable, lesson, journey). Ids are printable text
+/// without whitespace or `/`; Japanese characters are allowed (`kanji-日`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct LearnableId(String);
+
+impl LearnableId {
+    /// Longest id accepted, in characters; real ids are far shorter.
+    pub const CHARS_MAX: usize = 128;
+
+    pub fn parse(text: &str) -> Result<Self, ParamError> {
+        let chars = text.chars().count();
+        if chars == 0 || chars > Self::CHARS_MAX {
+            return Err(ParamError::new(format!(
+                "must be 1 to {} characters long",
+                Self::CHARS_MAX
+            )));
+        }
+        if text
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '/')
+        {
+            return Err(ParamError::new(
+                "must not contain whitespace, control characters or /",
+            ));
+        }
+        Ok(Self(text.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for LearnableId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The text of a search query: at most 100 characters, not only spaces; kept trimmed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchQuery(String);
+
+impl SearchQuery {
+    pub const CHARS_MAX: usize = 100;
+
+    pub fn parse(text: &str) -> Result<Self, ParamError> {
+        let trimmed = text.trim();
+        if trimmed.is_empty() || text.chars().count() > Self::CHARS_MAX {
+            return Err(ParamError::new(format!(
+                "must be 1 to {} characters (not only spaces)",
+                Self::CHARS_MAX
+            )));
+        }
+        if trimmed.chars().any(char::is_control) {
+            return Err(ParamError::new("must not contain control characters"));
+        }
+        Ok(Self(trimmed.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_refuse_out_of_range_values() {
+        assert_eq!(SearchLimit::parse("20").unwrap().get(), 20);
+        assert!(SearchLimit::parse("21").is_err());
+        assert!(SearchLimit::parse("0").is_err());
+        assert!(SearchLimit::parse("-1").is_err());
+        assert!(SearchLimit::parse("ten").is_err());
+        assert!(RelatedLimit::parse("1").is_ok());
+        assert!(JlptLevel::parse("6").is_err());
+        assert_eq!(JlptLevel::parse("5").unwrap().get(), 5);
+    }
+
+    #[test]
+    fn locale_is_two_lowercase_letters() {
+        assert!(Locale::parse("en").unwrap().is_canonical());
+        assert_eq!(Locale::parse("fr").unwrap().as_str(), "fr");
+        for bad in ["EN", "e", "eng", "e1", "", "é"] {
+            assert!(Locale::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn render_and_ids() {
+        assert_eq!(Render::parse("resolved").unwrap(), Render::Resolved);
+        assert!(Render::parse("html").is_err());
+        assert_eq!(
+            SearchType::parse("kanji").unwrap().learnable_type(),
+            LearnableType::Kanji
+        );
+        assert!(SearchType::parse("person").is_err());
+        assert!(LearnableId::parse("kanji-日").is_ok());
+        assert!(LearnableId::parse("a b").is_err());
+        assert!(LearnableId::parse("").is_err());
+        assert!(LearnableId::parse(&"x".repeat(129)).is_err());
+    }
+
+    #[test]
+    fn queries_are_trimmed_and_bounded() {
+        assert_eq!(SearchQuery::parse("  taberu ").unwrap().as_str(), "taberu");
+        assert!(SearchQuery::parse("   ").is_err());
+        assert!(SearchQuery::parse(&"あ".repeat(101)).is_err());
+    }
+}
