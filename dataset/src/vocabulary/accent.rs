@@ -110,8 +110,11 @@ impl AccentDictionaries {
 /// The surfaces to try, in order, each with whether it is the kana form of a word that
 /// also has kanji forms (then a homophone could answer, so UniDic's lemma must agree).
 fn surfaces(query: &Query) -> Vec<(String, bool)> {
-    let mut surfaces: Vec<(String, bool)> =
-        query.kanji_forms.iter().map(|form| (form.clone(), false)).collect();
+    let mut surfaces: Vec<(String, bool)> = query
+        .kanji_forms
+        .iter()
+        .map(|form| (form.clone(), false))
+        .collect();
     if query.kanji_forms.is_empty() || query.usually_kana {
         let has_kanji = !query.kanji_forms.is_empty();
         surfaces.push((query.reading.to_owned(), has_kanji));
@@ -137,13 +140,15 @@ fn lemma_matches(fields: &[String], kanji_forms: &[String]) -> bool {
     let lemma = field(fields, unidic_field::LEMMA);
     let lemma = lemma.split('-').next().unwrap_or(lemma);
     let orth_base = field(fields, unidic_field::ORTH_BASE);
-    kanji_forms.iter().any(|form| form == lemma || form == orth_base)
+    kanji_forms
+        .iter()
+        .any(|form| form == lemma || form == orth_base)
 }
 
 /// Dictionary forms first (uninflected or 終止形/基本形), proper nouns last.
 fn preference(conjugation_form: &str, proper_noun: bool) -> u8 {
-    let dictionary_form = matches!(conjugation_form, "*" | "" | "基本形")
-        || conjugation_form.starts_with("終止形");
+    let dictionary_form =
+        matches!(conjugation_form, "*" | "" | "基本形") || conjugation_form.starts_with("終止形");
     u8::from(!dictionary_form) * 2 + u8::from(proper_noun)
 }
 
@@ -154,15 +159,27 @@ fn unidic_analysis(tokens: &[(u32, Vec<String>)]) -> Option<Analysis> {
         .collect();
     ranked.sort_by_key(|(token, f)| {
         let proper = field(f, unidic_field::POS2) == "固有名詞";
-        (preference(field(f, unidic_field::CONJUGATION_FORM), proper), *token)
+        (
+            preference(field(f, unidic_field::CONJUGATION_FORM), proper),
+            *token,
+        )
     });
     let (token, _) = ranked.first()?;
     let mut nuclei = Vec::new();
     for (_, fields) in &ranked {
-        push_distinct(&mut nuclei, parse_unidic_accent(field(fields, unidic_field::ACCENT_TYPE)));
+        push_distinct(
+            &mut nuclei,
+            parse_unidic_accent(field(fields, unidic_field::ACCENT_TYPE)),
+        );
     }
-    let origin = ranked.iter().find_map(|(_, f)| origin_class(field(f, unidic_field::GOSHU)));
-    Some(Analysis { nuclei, origin, token: *token })
+    let origin = ranked
+        .iter()
+        .find_map(|(_, f)| origin_class(field(f, unidic_field::GOSHU)));
+    Some(Analysis {
+        nuclei,
+        origin,
+        token: *token,
+    })
 }
 
 fn naist_analysis(tokens: &[(u32, Vec<String>)]) -> Option<Analysis> {
@@ -174,12 +191,22 @@ fn naist_analysis(tokens: &[(u32, Vec<String>)]) -> Option<Analysis> {
         .collect();
     ranked.sort_by_key(|(token, f, _)| {
         let proper = field(f, naist_field::POS1) == "固有名詞";
-        (preference(field(f, naist_field::CONJUGATION_FORM), proper), **token)
+        (
+            preference(field(f, naist_field::CONJUGATION_FORM), proper),
+            **token,
+        )
     });
     let (token, _, _) = ranked.first()?;
     let mut nuclei = Vec::new();
-    push_distinct(&mut nuclei, ranked.iter().map(|(_, _, nucleus)| *nucleus).collect());
-    Some(Analysis { nuclei, origin: None, token: **token })
+    push_distinct(
+        &mut nuclei,
+        ranked.iter().map(|(_, _, nucleus)| *nucleus).collect(),
+    );
+    Some(Analysis {
+        nuclei,
+        origin: None,
+        token: **token,
+    })
 }
 
 fn push_distinct(nuclei: &mut Vec<u8>, more: Vec<u8>) {
@@ -192,7 +219,9 @@ fn push_distinct(nuclei: &mut Vec<u8>, more: Vec<u8>) {
 
 /// UniDic `aType`: one nucleus (`2`) or several (`0,2`); `*` when unknown.
 pub fn parse_unidic_accent(text: &str) -> Vec<u8> {
-    text.split(',').filter_map(|part| part.trim().parse().ok()).collect()
+    text.split(',')
+        .filter_map(|part| part.trim().parse().ok())
+        .collect()
 }
 
 /// NAIST-JDIC accent `nucleus/morae` (`2/3`); `*` when unknown.
@@ -227,7 +256,11 @@ mod tests {
     const NAIST_TABERU: &str = "動詞,自立,*,*,一段,基本形,食べる,タベル,タベル,2/3,*";
 
     fn tokens(features: &[&str]) -> Vec<(u32, Vec<String>)> {
-        features.iter().zip(0..).map(|(f, token)| (token, split_feature(f))).collect()
+        features
+            .iter()
+            .zip(0..)
+            .map(|(f, token)| (token, split_feature(f)))
+            .collect()
     }
 
     #[test]
@@ -253,20 +286,29 @@ mod tests {
         assert!(parse_unidic_accent("*").is_empty());
         assert_eq!(parse_naist_accent("1/3"), Some(1));
         assert_eq!(parse_naist_accent("*"), None);
-        assert_eq!(parse_naist_accent("5/3"), None, "a nucleus past the last mora is noise");
+        assert_eq!(
+            parse_naist_accent("5/3"),
+            None,
+            "a nucleus past the last mora is noise"
+        );
     }
 
     #[test]
     fn the_lemma_must_name_a_written_form_when_looking_up_kana() {
         let fields = split_feature(UNIDIC_COFFEE);
         assert!(lemma_matches(&fields, &["コーヒー".to_owned()]));
-        assert!(!lemma_matches(&split_feature(UNIDIC_TAKAI), &["鷹".to_owned()]));
+        assert!(!lemma_matches(
+            &split_feature(UNIDIC_TAKAI),
+            &["鷹".to_owned()]
+        ));
     }
 
     /// Runs against the real dictionaries when `MANABI_SOURCES` points at `var/sources`.
     #[test]
     fn looks_up_real_dictionaries_when_available() {
-        let Some(sources) = std::env::var_os("MANABI_SOURCES") else { return };
+        let Some(sources) = std::env::var_os("MANABI_SOURCES") else {
+            return;
+        };
         let sources = std::path::PathBuf::from(sources);
         let dictionaries = AccentDictionaries::open(
             &sources.join("unidic").join(UNIDIC_PATH),
@@ -274,11 +316,18 @@ mod tests {
         )
         .expect("dictionaries open");
         let forms = ["学校".to_owned()];
-        let query = Query { kanji_forms: &forms, reading: "がっこう", usually_kana: false };
+        let query = Query {
+            kanji_forms: &forms,
+            reading: "がっこう",
+            usually_kana: false,
+        };
         let unidic = dictionaries.unidic(&query).expect("lookup").expect("found");
         assert_eq!(unidic.nuclei, [0]);
         assert_eq!(unidic.origin, Some(OriginClass::Kango));
-        let naist = dictionaries.naist_jdic(&query).expect("lookup").expect("found");
+        let naist = dictionaries
+            .naist_jdic(&query)
+            .expect("lookup")
+            .expect("found");
         assert_eq!(naist.nuclei, [0]);
     }
 }

@@ -2,12 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use manabi_schemas::vocabulary::{Keigo, Sense, VocabularyReading};
 use manabi_schemas::WritingForm;
+use manabi_schemas::vocabulary::{Keigo, Sense, VocabularyReading};
 use manabi_search_sync::kana::{katakana_to_hiragana, to_romaji};
 
-use super::text::{is_kana, is_kanji, kanji_id, script_of};
 use super::jmdict::{self, Entry, Gloss};
+use super::text::{is_kana, is_kanji, kanji_id, script_of};
 
 /// JMdict's three-letter gloss languages and the locales they serve.
 pub const GLOSS_LOCALES: [(&str, &str); 8] = [
@@ -79,14 +79,23 @@ impl Forms {
         push_missing(&mut ordered, shown_readings.iter().copied());
         let writing_forms = ordered
             .into_iter()
-            .map(|text| WritingForm { script: script_of(&text), text })
+            .map(|text| WritingForm {
+                script: script_of(&text),
+                text,
+            })
             .collect();
-        Self { label, kanji, reading, writing_forms }
+        Self {
+            label,
+            kanji,
+            reading,
+            writing_forms,
+        }
     }
 }
 
 fn hidden(info: &[String]) -> bool {
-    info.iter().any(|tag| HIDDEN_FORM_TAGS.contains(&tag.as_str()))
+    info.iter()
+        .any(|tag| HIDDEN_FORM_TAGS.contains(&tag.as_str()))
 }
 
 fn push_missing<'a>(list: &mut Vec<String>, items: impl Iterator<Item = &'a str>) {
@@ -105,7 +114,9 @@ fn reading_of(entry: &Entry, label: &str) -> String {
     entry
         .readings
         .iter()
-        .find(|r| !r.no_kanji && (r.restrictions.is_empty() || r.restrictions.iter().any(|k| k == label)))
+        .find(|r| {
+            !r.no_kanji && (r.restrictions.is_empty() || r.restrictions.iter().any(|k| k == label))
+        })
         .or_else(|| entry.readings.first())
         .map(|r| r.text.clone())
         .unwrap_or_default()
@@ -149,14 +160,19 @@ pub fn senses(entry: &Entry) -> Vec<Sense> {
 }
 
 fn english(glosses: &[Gloss]) -> impl Iterator<Item = &str> {
-    glosses.iter().filter(|g| g.is_english()).map(|g| g.text.as_str())
+    glosses
+        .iter()
+        .filter(|g| g.is_english())
+        .map(|g| g.text.as_str())
 }
 
 /// Glosses in the other JMdict languages, by two-letter locale.
 pub fn glosses_by_locale(entry: &Entry) -> BTreeMap<String, Vec<String>> {
     let mut by_locale: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for gloss in entry.senses.iter().flat_map(|s| &s.glosses) {
-        let Some((_, locale)) = GLOSS_LOCALES.iter().find(|(lang, _)| *lang == gloss.language)
+        let Some((_, locale)) = GLOSS_LOCALES
+            .iter()
+            .find(|(lang, _)| *lang == gloss.language)
         else {
             continue;
         };
@@ -170,12 +186,15 @@ pub fn glosses_by_locale(entry: &Entry) -> BTreeMap<String, Vec<String>> {
 
 /// The register of the first sense JMdict tags as honorific, humble or polite.
 pub fn keigo(senses: &[Sense]) -> Option<Keigo> {
-    senses.iter().flat_map(|s| &s.misc).find_map(|tag| match tag.as_str() {
-        "hon" => Some(Keigo::Sonkeigo),
-        "hum" => Some(Keigo::Kenjougo),
-        "pol" => Some(Keigo::Teineigo),
-        _ => None,
-    })
+    senses
+        .iter()
+        .flat_map(|s| &s.misc)
+        .find_map(|tag| match tag.as_str() {
+            "hon" => Some(Keigo::Sonkeigo),
+            "hum" => Some(Keigo::Kenjougo),
+            "pol" => Some(Keigo::Teineigo),
+            _ => None,
+        })
 }
 
 /// Priority tags of the label's written form and reading, in JMdict order.
@@ -183,22 +202,33 @@ pub fn priority(entry: &Entry, forms: &Forms) -> Vec<String> {
     let kanji = entry.kanji.iter().filter(|k| k.text == forms.label);
     let reading = entry.readings.iter().filter(|r| r.text == forms.reading);
     let mut tags: Vec<String> = Vec::new();
-    let all = kanji.flat_map(|k| &k.priority).chain(reading.flat_map(|r| &r.priority));
+    let all = kanji
+        .flat_map(|k| &k.priority)
+        .chain(reading.flat_map(|r| &r.priority));
     push_missing(&mut tags, all.map(String::as_str));
     tags
 }
 
 /// `high; tall; expensive`: the first English glosses.
 pub fn meaning(senses: &[Sense]) -> Option<String> {
-    let glosses: Vec<&str> =
-        senses.iter().flat_map(|s| &s.glosses).map(String::as_str).take(MEANING_GLOSSES_MAX).collect();
+    let glosses: Vec<&str> = senses
+        .iter()
+        .flat_map(|s| &s.glosses)
+        .map(String::as_str)
+        .take(MEANING_GLOSSES_MAX)
+        .collect();
     (!glosses.is_empty()).then(|| glosses.join("; "))
 }
 
 /// Ids of the kanji in the written forms, in order of first use.
 pub fn kanji_ids(forms: &Forms) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
-    for c in forms.kanji.iter().flat_map(|form| form.chars()).filter(|&c| is_kanji(c)) {
+    for c in forms
+        .kanji
+        .iter()
+        .flat_map(|form| form.chars())
+        .filter(|&c| is_kanji(c))
+    {
         let id = kanji_id(c);
         if !ids.contains(&id) {
             ids.push(id);
@@ -211,10 +241,10 @@ pub fn kanji_ids(forms: &Forms) -> Vec<String> {
 pub fn pos_classes(senses: &[Sense]) -> Vec<&'static str> {
     let mut classes: Vec<&'static str> = Vec::new();
     for code in senses.iter().flat_map(|s| &s.pos) {
-        if let Some(class) = pos_class(code) {
-            if !classes.contains(&class) {
-                classes.push(class);
-            }
+        if let Some(class) = pos_class(code)
+            && !classes.contains(&class)
+        {
+            classes.push(class);
         }
     }
     classes
@@ -255,7 +285,10 @@ pub fn inflects(senses: &[Sense]) -> bool {
 
 /// True when JMdict says the word is usually written in kana.
 pub fn usually_kana(senses: &[Sense], label: &str) -> bool {
-    is_kana(label) || senses.first().is_some_and(|s| s.misc.iter().any(|m| m == "uk"))
+    is_kana(label)
+        || senses
+            .first()
+            .is_some_and(|s| s.misc.iter().any(|m| m == "uk"))
 }
 
 /// The kana reading in hiragana (readings of loanwords are katakana in JMdict).
@@ -274,8 +307,8 @@ mod tests {
     use super::*;
 
     fn excerpt_entry(seq: u32) -> Entry {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/vocabulary/jmdict-excerpt.xml");
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vocabulary/jmdict-excerpt.xml");
         let file = File::open(path).expect("fixture exists");
         let entries = jmdict::read(BufReader::new(file), |e| e.seq == seq).expect("parses");
         entries.into_iter().next().expect("entry in fixture")
@@ -287,7 +320,11 @@ mod tests {
         let forms = Forms::new(&entry, &["高い".to_owned()]);
         assert_eq!(forms.label, "高い");
         assert_eq!(forms.reading, "たかい");
-        let texts: Vec<&str> = forms.writing_forms.iter().map(|f| f.text.as_str()).collect();
+        let texts: Vec<&str> = forms
+            .writing_forms
+            .iter()
+            .map(|f| f.text.as_str())
+            .collect();
         assert_eq!(texts, ["高い", "たかい"], "高価い is an irregular spelling");
         assert_eq!(forms.writing_forms[0].script, Script::Mixed);
         assert_eq!(kanji_ids(&forms), ["kanji-9ad8"]);
@@ -318,8 +355,14 @@ mod tests {
 
     #[test]
     fn keigo_comes_from_misc_tags() {
-        assert_eq!(keigo(&senses(&excerpt_entry(1000940))), Some(Keigo::Sonkeigo));
-        assert_eq!(keigo(&senses(&excerpt_entry(1363090))), Some(Keigo::Kenjougo));
+        assert_eq!(
+            keigo(&senses(&excerpt_entry(1000940))),
+            Some(Keigo::Sonkeigo)
+        );
+        assert_eq!(
+            keigo(&senses(&excerpt_entry(1363090))),
+            Some(Keigo::Kenjougo)
+        );
         assert_eq!(keigo(&senses(&excerpt_entry(1206730))), None);
     }
 

@@ -10,8 +10,8 @@ use std::collections::{HashMap, HashSet};
 
 use manabi_schemas::vocabulary::ExampleSentence;
 
-use super::text::{is_hiragana, is_kana, is_kanji};
 use super::tatoeba::Sentence;
+use super::text::{is_hiragana, is_kana, is_kanji};
 
 /// At most this many examples per word.
 pub const EXAMPLES_PER_WORD_MAX: usize = 3;
@@ -51,7 +51,9 @@ impl Corpus {
 
     /// The corpus sentence with exactly this Japanese text.
     pub fn find_text(&self, japanese: &str) -> Option<&Sentence> {
-        self.by_text.get(japanese.trim()).map(|&index| &self.sentences[index])
+        self.by_text
+            .get(japanese.trim())
+            .map(|&index| &self.sentences[index])
     }
 
     /// For each word (by position in `words`), the best sentences containing one of its
@@ -62,7 +64,13 @@ impl Corpus {
         let stems: Vec<Vec<String>> = words
             .iter()
             .zip(&found)
-            .map(|(word, hits)| if hits.is_empty() { word.stems.clone() } else { Vec::new() })
+            .map(|(word, hits)| {
+                if hits.is_empty() {
+                    word.stems.clone()
+                } else {
+                    Vec::new()
+                }
+            })
             .collect();
         let by_stem = self.search(&stems, true);
         for (hits, stem_hits) in found.iter_mut().zip(by_stem) {
@@ -82,8 +90,10 @@ impl Corpus {
                 words_by_form.entry(form.as_str()).or_default().push(word);
             }
         }
-        let first_chars: HashSet<char> =
-            words_by_form.keys().filter_map(|form| form.chars().next()).collect();
+        let first_chars: HashSet<char> = words_by_form
+            .keys()
+            .filter_map(|form| form.chars().next())
+            .collect();
         let mut best: Vec<Vec<(usize, usize)>> = vec![Vec::new(); forms_by_word.len()];
         for (index, sentence) in self.sentences.iter().enumerate() {
             let cost = sentence_cost(sentence);
@@ -91,7 +101,9 @@ impl Corpus {
                 keep_best(&mut best[word], (cost, index));
             }
         }
-        best.into_iter().map(|kept| kept.into_iter().map(|(_, index)| index).collect()).collect()
+        best.into_iter()
+            .map(|kept| kept.into_iter().map(|(_, index)| index).collect())
+            .collect()
     }
 }
 
@@ -118,7 +130,9 @@ fn matching_words(
         for end in start + 1..=(start + FORM_CHARS_MAX).min(chars.len()) {
             let from = chars[start].0;
             let to = chars.get(end).map_or(text.len(), |&(at, _)| at);
-            let Some(found) = words_by_form.get(&text[from..to]) else { continue };
+            let Some(found) = words_by_form.get(&text[from..to]) else {
+                continue;
+            };
             let after = chars.get(end).map(|&(_, c)| c);
             if at_boundary(&text[from..to], before, after, stems) {
                 words.extend(found.iter().copied());

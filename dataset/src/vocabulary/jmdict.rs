@@ -96,7 +96,9 @@ impl Entry {
 
     /// The senses that have English glosses, in order.
     pub fn english_senses(&self) -> impl Iterator<Item = &Sense> {
-        self.senses.iter().filter(|sense| sense.glosses.iter().any(Gloss::is_english))
+        self.senses
+            .iter()
+            .filter(|sense| sense.glosses.iter().any(Gloss::is_english))
     }
 }
 
@@ -108,26 +110,33 @@ impl Gloss {
 
 /// True when a form's priority tags mark it as common.
 pub fn is_common(priority: &[String]) -> bool {
-    priority.iter().any(|tag| COMMON_PRIORITIES.contains(&tag.as_str()))
+    priority
+        .iter()
+        .any(|tag| COMMON_PRIORITIES.contains(&tag.as_str()))
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum JmdictError {
     #[error("opening {path}: {source}")]
-    Open { path: String, source: std::io::Error },
+    Open {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("JMdict XML at byte {position}: {source}")]
-    Xml { position: u64, source: quick_xml::Error },
+    Xml {
+        position: u64,
+        source: quick_xml::Error,
+    },
     #[error("entry ending at byte {position} has a bad ent_seq {text:?}")]
     Seq { position: u64, text: String },
 }
 
 /// Reads a gzip-compressed JMdict file and returns the entries `keep` accepts, in file order.
-pub fn read_gz(
-    path: &Path,
-    keep: impl FnMut(&Entry) -> bool,
-) -> Result<Vec<Entry>, JmdictError> {
-    let file = File::open(path)
-        .map_err(|source| JmdictError::Open { path: path.display().to_string(), source })?;
+pub fn read_gz(path: &Path, keep: impl FnMut(&Entry) -> bool) -> Result<Vec<Entry>, JmdictError> {
+    let file = File::open(path).map_err(|source| JmdictError::Open {
+        path: path.display().to_string(),
+        source,
+    })?;
     let decoder = GzDecoder::new(BufReader::with_capacity(1 << 16, file));
     read(BufReader::with_capacity(1 << 16, decoder), keep)
 }
@@ -144,10 +153,12 @@ pub fn read(
     let mut kept = Vec::new();
     let mut buffer = Vec::new();
     loop {
-        let event = reader.read_event_into(&mut buffer).map_err(|source| JmdictError::Xml {
-            position: reader.buffer_position(),
-            source,
-        })?;
+        let event = reader
+            .read_event_into(&mut buffer)
+            .map_err(|source| JmdictError::Xml {
+                position: reader.buffer_position(),
+                source,
+            })?;
         match event {
             Event::Start(start) => builder.start(&start),
             Event::Text(text) => builder.text(&text),
@@ -241,9 +252,16 @@ impl EntryBuilder {
             b"lsource" => self.loan_text = Some(value),
             b"gloss" => {
                 let language = self.language.clone().unwrap_or_else(|| "eng".to_owned());
-                with_last(&mut entry.senses, |s| s.glosses.push(Gloss { language, text: value }));
+                with_last(&mut entry.senses, |s| {
+                    s.glosses.push(Gloss {
+                        language,
+                        text: value,
+                    })
+                });
             }
-            other => with_last(&mut entry.senses, |sense| push_sense_text(sense, other, value)),
+            other => with_last(&mut entry.senses, |sense| {
+                push_sense_text(sense, other, value)
+            }),
         }
     }
 
@@ -255,7 +273,9 @@ impl EntryBuilder {
                 partial: self.partial,
                 wasei: self.wasei,
             };
-            with_last(&mut self.entry.senses, |sense| sense.loan_sources.push(source));
+            with_last(&mut self.entry.senses, |sense| {
+                sense.loan_sources.push(source)
+            });
         }
         self.element.clear();
     }
@@ -263,10 +283,10 @@ impl EntryBuilder {
     fn finish(&mut self, position: u64) -> Result<Entry, JmdictError> {
         let mut entry = std::mem::take(&mut self.entry);
         let seq_text = std::mem::take(&mut self.seq_text);
-        entry.seq = seq_text
-            .trim()
-            .parse()
-            .map_err(|_| JmdictError::Seq { position, text: seq_text.clone() })?;
+        entry.seq = seq_text.trim().parse().map_err(|_| JmdictError::Seq {
+            position,
+            text: seq_text.clone(),
+        })?;
         Ok(entry)
     }
 }
@@ -297,8 +317,11 @@ fn with_last<T>(items: &mut [T], change: impl FnOnce(&mut T)) {
 fn entity_name(raw: &str) -> Option<&str> {
     let name = raw.strip_prefix('&')?.strip_suffix(';')?;
     let is_name = !name.is_empty() && !name.starts_with('#');
-    (is_name && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-        .then_some(name)
+    (is_name
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+    .then_some(name)
 }
 
 #[cfg(test)]
@@ -306,14 +329,17 @@ mod tests {
     use super::*;
 
     fn excerpt() -> Vec<Entry> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/vocabulary/jmdict-excerpt.xml");
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vocabulary/jmdict-excerpt.xml");
         let file = File::open(path).expect("fixture exists");
         read(BufReader::new(file), |_| true).expect("fixture parses")
     }
 
     fn entry(seq: u32) -> Entry {
-        excerpt().into_iter().find(|e| e.seq == seq).expect("entry in fixture")
+        excerpt()
+            .into_iter()
+            .find(|e| e.seq == seq)
+            .expect("entry in fixture")
     }
 
     #[test]
@@ -321,7 +347,9 @@ mod tests {
         let seqs: Vec<u32> = excerpt().iter().map(|e| e.seq).collect();
         assert_eq!(
             seqs,
-            [1000040, 1000940, 1019420, 1049180, 1206730, 1283190, 1358280, 1363090, 1584640]
+            [
+                1000040, 1000940, 1019420, 1049180, 1206730, 1283190, 1358280, 1363090, 1584640
+            ]
         );
     }
 
@@ -343,15 +371,28 @@ mod tests {
     #[test]
     fn keeps_glosses_of_other_languages_with_their_language() {
         let takai = entry(1283190);
-        let dutch = takai.senses.iter().flat_map(|s| &s.glosses).find(|g| g.language == "dut");
+        let dutch = takai
+            .senses
+            .iter()
+            .flat_map(|s| &s.glosses)
+            .find(|g| g.language == "dut");
         assert_eq!(dutch.map(|g| g.text.as_str()), Some("hoog"));
-        assert!(takai.english_senses().all(|s| s.glosses.iter().any(Gloss::is_english)));
+        assert!(
+            takai
+                .english_senses()
+                .all(|s| s.glosses.iter().any(Gloss::is_english))
+        );
     }
 
     #[test]
     fn reads_keigo_misc_tags_and_loan_sources() {
         let irassharu = entry(1000940);
-        assert!(irassharu.senses.iter().any(|s| s.misc.iter().any(|m| m == "hon")));
+        assert!(
+            irassharu
+                .senses
+                .iter()
+                .any(|s| s.misc.iter().any(|m| m == "hon"))
+        );
         let arubaito = entry(1019420);
         let source = arubaito.senses.iter().flat_map(|s| &s.loan_sources).next();
         let source = source.expect("アルバイト has an lsource");
@@ -361,11 +402,13 @@ mod tests {
 
     #[test]
     fn the_filter_decides_which_entries_stay() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/vocabulary/jmdict-excerpt.xml");
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vocabulary/jmdict-excerpt.xml");
         let file = File::open(path).expect("fixture exists");
-        let kept = read(BufReader::new(file), |e| e.kanji.iter().any(|k| k.text == "学校"))
-            .expect("fixture parses");
+        let kept = read(BufReader::new(file), |e| {
+            e.kanji.iter().any(|k| k.text == "学校")
+        })
+        .expect("fixture parses");
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0].seq, 1206730);
     }

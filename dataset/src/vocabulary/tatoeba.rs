@@ -31,7 +31,10 @@ pub struct Sentence {
 #[derive(Debug, thiserror::Error)]
 pub enum TatoebaError {
     #[error("reading {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("line {line}: expected {COLUMNS} tab-separated columns, found {found}")]
     Columns { line: usize, found: usize },
     #[error("line {line}: sentence id {text:?} is not a number")]
@@ -40,7 +43,10 @@ pub enum TatoebaError {
 
 /// Reads every sentence of a SENTENCES file, in file order.
 pub fn load(path: &Path) -> Result<Vec<Sentence>, TatoebaError> {
-    let io_error = |source| TatoebaError::Io { path: path.display().to_string(), source };
+    let io_error = |source| TatoebaError::Io {
+        path: path.display().to_string(),
+        source,
+    };
     let file = File::open(path).map_err(io_error)?;
     let mut sentences = Vec::new();
     for (index, line) in BufReader::new(file).lines().enumerate() {
@@ -57,11 +63,15 @@ pub fn load(path: &Path) -> Result<Vec<Sentence>, TatoebaError> {
 pub fn parse_line(text: &str, line: usize) -> Result<Sentence, TatoebaError> {
     let columns: Vec<&str> = text.split('\t').collect();
     if columns.len() != COLUMNS {
-        return Err(TatoebaError::Columns { line, found: columns.len() });
+        return Err(TatoebaError::Columns {
+            line,
+            found: columns.len(),
+        });
     }
-    let id = columns[0]
-        .parse()
-        .map_err(|_| TatoebaError::Id { line, text: columns[0].to_owned() })?;
+    let id = columns[0].parse().map_err(|_| TatoebaError::Id {
+        line,
+        text: columns[0].to_owned(),
+    })?;
     let mut translations = BTreeMap::new();
     for (locale, column) in TRANSLATION_LOCALES.iter().zip(&columns[2..]) {
         if let Some(translation) = present(column) {
@@ -69,7 +79,12 @@ pub fn parse_line(text: &str, line: usize) -> Result<Sentence, TatoebaError> {
         }
     }
     let english = translations.remove("en");
-    Ok(Sentence { id, japanese: columns[1].trim().to_owned(), english, translations })
+    Ok(Sentence {
+        id,
+        japanese: columns[1].trim().to_owned(),
+        english,
+        translations,
+    })
 }
 
 /// `-` marks a missing translation.
@@ -93,16 +108,27 @@ mod tests {
         let first = &sentences[0];
         assert_eq!(first.id, 1297);
         assert_eq!(first.japanese, "きみにちょっとしたものをもってきたよ。");
-        assert_eq!(first.english.as_deref(), Some("I brought you a little something."));
-        assert_eq!(first.translations.get("de").map(String::as_str),
-            Some("Ich habe dir eine Kleinigkeit mitgebracht."));
-        assert!(!first.translations.contains_key("nl"), "`-` is a missing translation");
+        assert_eq!(
+            first.english.as_deref(),
+            Some("I brought you a little something.")
+        );
+        assert_eq!(
+            first.translations.get("de").map(String::as_str),
+            Some("Ich habe dir eine Kleinigkeit mitgebracht.")
+        );
+        assert!(
+            !first.translations.contains_key("nl"),
+            "`-` is a missing translation"
+        );
     }
 
     #[test]
     fn keeps_every_translation_column_in_its_locale() {
         let sentences = load(&fixture()).expect("fixture parses");
-        let sleep = sentences.iter().find(|s| s.id == 4703).expect("sentence 4703");
+        let sleep = sentences
+            .iter()
+            .find(|s| s.id == 4703)
+            .expect("sentence 4703");
         let locales: Vec<&str> = sleep.translations.keys().map(String::as_str).collect();
         assert_eq!(locales, ["de", "es", "fr", "nl", "sv"]);
         assert_eq!(sleep.translations["sv"], "Jag måste gå och sova.");

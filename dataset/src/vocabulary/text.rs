@@ -30,8 +30,12 @@ pub fn is_kana(text: &str) -> bool {
 pub fn script_of(text: &str) -> Script {
     let kanji = text.chars().any(|c| is_kanji(c) || c == '々');
     let hiragana = text.chars().any(is_hiragana);
-    let katakana = text.chars().any(|c| is_katakana(c) && c != 'ー' && c != '・');
-    let latin = text.chars().any(|c| c.is_ascii_alphabetic() || ('Ａ'..='ｚ').contains(&c));
+    let katakana = text
+        .chars()
+        .any(|c| is_katakana(c) && c != 'ー' && c != '・');
+    let latin = text
+        .chars()
+        .any(|c| c.is_ascii_alphabetic() || ('Ａ'..='ｚ').contains(&c));
     match (kanji, hiragana || katakana) {
         (true, true) => Script::Mixed,
         (true, false) => Script::Kanji,
