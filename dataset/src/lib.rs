@@ -10,6 +10,7 @@ pub mod context;
 pub mod editors;
 pub mod fetch;
 pub mod grammar;
+pub mod history;
 pub mod ids;
 pub mod kanji;
 pub mod kanjivg;

