@@ -119,6 +119,13 @@ enum Job {
     },
 }
 
+fn caller_of(key: &ApiKey) -> Caller {
+    Caller {
+        account_id: key.account_id,
+        key_id: key.key_id,
+    }
+}
+
 fn unavailable(reason: impl ToString) -> Refusal {
     Refusal::LedgerUnavailable {
         reason: reason.to_string(),
@@ -147,27 +154,37 @@ impl Biller {
         }
     }
 
-    /// Identifies the caller of `raw_key`. A key unknown or not live in the cached state
-    /// is checked again against the stream before it is refused.
+    /// Identifies the caller of `raw_key` from the cached account, in constant time. A key
+    /// unknown or not live in the cache is checked again against the stream before it is
+    /// refused. A revocation made elsewhere a moment ago is caught by [`Biller::charge`]
+    /// (its versioned append fails, it catches up and refuses); unbilled calls that must
+    /// see it use [`Biller::authenticate_fresh`].
     #[tracing::instrument(skip_all)]
     pub async fn authenticate(&self, raw_key: &str) -> Result<Caller, AuthError> {
         let key = ApiKey::parse(raw_key).map_err(|_| AuthError::Malformed)?;
-        let caller = Caller {
-            account_id: key.account_id,
-            key_id: key.key_id,
-        };
         if let Some(account) = self.cached(key.account_id)
             && account.check_key(&key, self.clock.now()).is_ok()
         {
-            return Ok(caller);
+            return Ok(caller_of(&key));
         }
+        self.check_against_stream(&key).await
+    }
+
+    /// Like [`Biller::authenticate`], but always against the end of the account's stream.
+    #[tracing::instrument(skip_all)]
+    pub async fn authenticate_fresh(&self, raw_key: &str) -> Result<Caller, AuthError> {
+        let key = ApiKey::parse(raw_key).map_err(|_| AuthError::Malformed)?;
+        self.check_against_stream(&key).await
+    }
+
+    async fn check_against_stream(&self, key: &ApiKey) -> Result<Caller, AuthError> {
         let account = self
             .account(key.account_id)
             .await
             .map_err(AuthError::from)?;
         let account = account.ok_or(AuthError::Unknown)?;
-        account.check_key(&key, self.clock.now())?;
-        Ok(caller)
+        account.check_key(key, self.clock.now())?;
+        Ok(caller_of(key))
     }
 
     /// Debits one call, durably, or says why not.

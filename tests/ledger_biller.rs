@@ -1,0 +1,274 @@
+//! The Biller under concurrency, on SQLite and on PostgreSQL with two Billers (two pools,
+//! as two API replicas) sharing one database.
+
+#[path = "ledger_support.rs"]
+mod support;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use chrono::{Duration, TimeZone, Utc};
+use manabi_ledger::account::Points;
+use manabi_ledger::operator::Operator;
+use manabi_ledger::repository::load_account;
+use manabi_ledger::{
+    AuthError, Biller, BillerConfig, Caller, ManualClock, QuotaScope, Receipt, Refusal, Store,
+};
+use manabi_projector::Projector;
+use manabi_schemas::events::CreditKind;
+use secrecy::ExposeSecret;
+use support::{Backend, biller, caller, fresh_db, funded_account, read_request, store};
+
+/// One Biller on SQLite (one writer); two on PostgreSQL, each with its own pool.
+async fn billers(db: &support::TestDb, backend: Backend) -> (Store, Vec<Biller>) {
+    let first = store(db).await;
+    let mut billers = vec![biller(first.clone())];
+    if backend == Backend::Postgres {
+        billers.push(biller(store(db).await));
+    }
+    (first, billers)
+}
+
+/// Fires `calls` concurrent 1-point charges, spread over the billers.
+async fn charge_concurrently(
+    billers: &[Biller],
+    caller: Caller,
+    calls: usize,
+) -> Vec<Result<Receipt, Refusal>> {
+    let tasks = (0..calls).map(|n| {
+        let biller = billers[n % billers.len()].clone();
+        tokio::spawn(async move { biller.charge(&caller, read_request(n)).await })
+    });
+    futures::future::join_all(tasks)
+        .await
+        .into_iter()
+        .map(|joined| joined.expect("task"))
+        .collect()
+}
+
+async fn verify_read_models(store: &Store) {
+    let projector = Projector::new(store.clone()).await.expect("projector");
+    // On PostgreSQL a commit joins the global order once older transactions end.
+    for _ in 0..100 {
+        projector.catch_up().await.expect("projects");
+        let report = manabi_projector::verify::verify(store)
+            .await
+            .expect("verifies");
+        if report.events_behind_checkpoint == 0 && report.ok {
+            return;
+        }
+        assert!(report.differences.is_empty(), "{:?}", report.differences);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the projector never caught up");
+}
+
+async fn six_hundred_calls_against_three_hundred_points(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let (store, billers) = billers(&db, backend).await;
+    let funded = funded_account(&store, 300).await;
+    let caller = caller(&billers[0], &funded).await;
+    let results = charge_concurrently(&billers, caller, 600).await;
+    let receipts: Vec<&Receipt> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+    let refused = results
+        .iter()
+        .filter(|r| {
+            matches!(
+                r,
+                Err(Refusal::InsufficientPoints {
+                    required: 1,
+                    balance: 0
+                })
+            )
+        })
+        .count();
+    assert_eq!(
+        receipts.len(),
+        300,
+        "{:?}",
+        results.iter().find(|r| r.is_err())
+    );
+    assert_eq!(refused, 300);
+    let invoices: HashSet<_> = receipts.iter().map(|r| r.invoice_id).collect();
+    assert_eq!(invoices.len(), 300);
+    let account = load_account(&store, funded.account_id)
+        .await
+        .expect("loads");
+    assert_eq!(account.balance, 0);
+    verify_read_models(&store).await;
+}
+
+async fn the_daily_cap_is_exact_under_concurrency(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let (store, billers) = billers(&db, backend).await;
+    let funded = funded_account(&store, 1_000).await;
+    let operator = Operator::new(&store);
+    operator
+        .set_daily_cap(funded.account_id, Some(funded.key_id), 50)
+        .await
+        .expect("cap");
+    let caller = caller(&billers[0], &funded).await;
+    let results = charge_concurrently(&billers, caller, 120).await;
+    let ok = results.iter().filter(|r| r.is_ok()).count();
+    let capped = results
+        .iter()
+        .filter(|r| {
+            matches!(r, Err(Refusal::QuotaExceeded { scope: QuotaScope::Key, retry_after_secs })
+                if *retry_after_secs > 0 && *retry_after_secs <= 86_400)
+        })
+        .count();
+    assert_eq!((ok, capped), (50, 70));
+    let account = load_account(&store, funded.account_id)
+        .await
+        .expect("loads");
+    assert_eq!(account.balance, 950);
+}
+
+/// Changes made by another process (the admin CLI) count on the very next call.
+async fn operator_changes_count_on_the_next_call(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let (store, billers) = billers(&db, backend).await;
+    let biller = &billers[0];
+    let funded = funded_account(&store, 1).await;
+    let caller = caller(biller, &funded).await;
+    biller
+        .charge(&caller, read_request(1))
+        .await
+        .expect("first call");
+    let refused = biller.charge(&caller, read_request(2)).await;
+    assert!(matches!(refused, Err(Refusal::InsufficientPoints { .. })));
+
+    let elsewhere = support::store(&db).await;
+    let operator = Operator::new(&elsewhere);
+    let five = Points::new(5).expect("positive");
+    operator
+        .credit(funded.account_id, CreditKind::Purchase, five, "topup-2")
+        .await
+        .expect("top-up");
+    let receipt = biller
+        .charge(&caller, read_request(3))
+        .await
+        .expect("spendable at once");
+    assert_eq!(receipt.balance_after, 4);
+
+    let second = operator
+        .issue_key(funded.account_id, None, None)
+        .await
+        .expect("key");
+    biller
+        .authenticate(second.api_key.expose_secret())
+        .await
+        .expect("a new key works on its first call");
+    operator.revoke_key(funded.key_id).await.expect("revoke");
+    assert_eq!(
+        biller.charge(&caller, read_request(4)).await,
+        Err(Refusal::Revoked)
+    );
+    let auth = biller.authenticate(funded.api_key.expose_secret()).await;
+    assert_eq!(
+        auth,
+        Err(AuthError::Revoked),
+        "the refused charge refreshed the cache"
+    );
+    let third = operator
+        .issue_key(funded.account_id, None, None)
+        .await
+        .expect("key");
+    let third_caller = biller
+        .authenticate(third.api_key.expose_secret())
+        .await
+        .expect("new");
+    operator.revoke_key(third.key_id).await.expect("revoke");
+    let auth = biller
+        .authenticate_fresh(third.api_key.expose_secret())
+        .await;
+    assert_eq!(auth, Err(AuthError::Revoked));
+    assert_eq!(
+        biller.charge(&third_caller, read_request(5)).await,
+        Err(Refusal::Revoked)
+    );
+    assert_eq!(
+        biller.authenticate("svc_ak_nope").await,
+        Err(AuthError::Malformed)
+    );
+}
+
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(super::Backend::Sqlite).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(super::Backend::Postgres).await;
+                }
+            )*
+        }
+    };
+}
+
+on_both_backends!(
+    six_hundred_calls_against_three_hundred_points,
+    the_daily_cap_is_exact_under_concurrency,
+    operator_changes_count_on_the_next_call,
+);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cap_resets_at_midnight_utc_and_keys_expire() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let store = store(&db).await;
+    let funded = funded_account(&store, 100).await;
+    let operator = Operator::new(&store);
+    operator
+        .set_daily_cap(funded.account_id, None, 2)
+        .await
+        .expect("cap");
+    let start = Utc
+        .with_ymd_and_hms(2026, 5, 1, 23, 59, 0)
+        .single()
+        .expect("time");
+    let clock = Arc::new(ManualClock::new(start));
+    let biller = Biller::start(store.clone(), clock.clone(), BillerConfig::default());
+    let caller = caller(&biller, &funded).await;
+    for n in 0..2 {
+        biller
+            .charge(&caller, read_request(n))
+            .await
+            .expect("under the cap");
+    }
+    let capped = biller.charge(&caller, read_request(3)).await;
+    assert_eq!(
+        capped,
+        Err(Refusal::QuotaExceeded {
+            scope: QuotaScope::Account,
+            retry_after_secs: 60
+        })
+    );
+    clock.advance(Duration::minutes(1));
+    biller
+        .charge(&caller, read_request(4))
+        .await
+        .expect("a new UTC day");
+    let expiring = operator
+        .issue_key(funded.account_id, None, Some(start + Duration::hours(1)))
+        .await
+        .expect("key");
+    let expiring_caller = biller
+        .authenticate(expiring.api_key.expose_secret())
+        .await
+        .expect("live");
+    clock.advance(Duration::hours(1));
+    assert_eq!(
+        biller.charge(&expiring_caller, read_request(5)).await,
+        Err(Refusal::Expired)
+    );
+    let auth = biller.authenticate(expiring.api_key.expose_secret()).await;
+    assert_eq!(auth, Err(AuthError::Expired));
+}
