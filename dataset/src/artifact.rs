@@ -36,7 +36,9 @@ pub struct Manifest {
     pub counts: BTreeMap<String, usize>,
 }
 
-/// One line of the artifact after the manifest.
+/// One line of the artifact after the manifest. Records are written one at a time and
+/// never stored, so the size of the largest variant costs nothing worth a `Box`.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum Record<'a> {
@@ -100,7 +102,10 @@ pub enum ArtifactError {
     #[error("reading the artifact: {0}")]
     Io(#[from] std::io::Error),
     #[error("artifact line {line}: {source}")]
-    Json { line: usize, source: serde_json::Error },
+    Json {
+        line: usize,
+        source: serde_json::Error,
+    },
     #[error("the artifact is empty (no manifest line)")]
     Empty,
     #[error("artifact format {found} is not {ARTIFACT_FORMAT}")]
@@ -126,11 +131,16 @@ impl Artifact {
         } {
             number += 1;
             let text = line.trim_end_matches('\n');
-            let json_error = |source| ArtifactError::Json { line: number, source };
+            let json_error = |source| ArtifactError::Json {
+                line: number,
+                source,
+            };
             if number == 1 {
                 let manifest: Manifest = serde_json::from_str(text).map_err(json_error)?;
                 if manifest.format != ARTIFACT_FORMAT {
-                    return Err(ArtifactError::Format { found: manifest.format });
+                    return Err(ArtifactError::Format {
+                        found: manifest.format,
+                    });
                 }
                 artifact.manifest = Some(manifest);
                 continue;
@@ -174,7 +184,9 @@ impl Artifact {
                 }
             }
             other => {
-                return Err(serde::de::Error::custom(format!("unknown record type {other:?}")));
+                return Err(serde::de::Error::custom(format!(
+                    "unknown record type {other:?}"
+                )));
             }
         }
         Ok(())
@@ -184,10 +196,9 @@ impl Artifact {
 /// The `t` member of a record line: taken from the line's start when the writer put it
 /// there (always, for artifacts written by [`ArtifactWriter`]), else parsed.
 fn line_tag(text: &str) -> Result<String, serde_json::Error> {
-    if let Some(rest) = text.strip_prefix("{\"t\":\"") {
-        if let Some(end) = rest.find('"') {
-            return Ok(rest[..end].to_string());
-        }
+    let prefixed = text.strip_prefix("{\"t\":\"");
+    if let Some((tag, _)) = prefixed.and_then(|rest| rest.split_once('"')) {
+        return Ok(tag.to_string());
     }
     #[derive(Deserialize)]
     struct Tag {

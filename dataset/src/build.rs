@@ -30,11 +30,18 @@ pub enum Builder {
     Radicals,
     Vocabulary,
     Grammar,
+    History,
 }
 
 impl Builder {
-    pub const ALL: [Builder; 5] =
-        [Builder::Kanji, Builder::Characters, Builder::Radicals, Builder::Vocabulary, Builder::Grammar];
+    pub const ALL: [Builder; 6] = [
+        Builder::Kanji,
+        Builder::Characters,
+        Builder::Radicals,
+        Builder::Vocabulary,
+        Builder::Grammar,
+        Builder::History,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -43,6 +50,7 @@ impl Builder {
             Builder::Radicals => "radicals",
             Builder::Vocabulary => "vocabulary",
             Builder::Grammar => "grammar",
+            Builder::History => "history",
         }
     }
 
@@ -53,6 +61,7 @@ impl Builder {
             Builder::Radicals => crate::radicals::build(ctx, &BuildInputs::new(built)),
             Builder::Vocabulary => crate::vocabulary::build(ctx),
             Builder::Grammar => crate::grammar::build(ctx),
+            Builder::History => crate::history::build(ctx),
         }
     }
 }
@@ -88,9 +97,14 @@ pub struct Assembled {
 pub fn in_sample(built: &BuiltLearnable) -> bool {
     let learnable = &built.learnable;
     built.sample
-        || matches!(learnable.kind, LearnableType::Character | LearnableType::Radical)
-        || (matches!(learnable.kind, LearnableType::Kanji | LearnableType::Vocabulary)
-            && learnable.jlpt_level == Some(5))
+        || matches!(
+            learnable.kind,
+            LearnableType::Character | LearnableType::Radical
+        )
+        || (matches!(
+            learnable.kind,
+            LearnableType::Kanji | LearnableType::Vocabulary
+        ) && learnable.jlpt_level == Some(5))
 }
 
 /// Merges the parts: ids must be unique; relations are kept only when both ends exist,
@@ -103,7 +117,10 @@ pub fn assemble(parts: Vec<Part>) -> anyhow::Result<Assembled> {
         relations.extend(part.relations);
     }
     learnables.sort_by(|a, b| a.learnable.id.cmp(&b.learnable.id));
-    if let Some(pair) = learnables.windows(2).find(|w| w[0].learnable.id == w[1].learnable.id) {
+    if let Some(pair) = learnables
+        .windows(2)
+        .find(|w| w[0].learnable.id == w[1].learnable.id)
+    {
         anyhow::bail!("two builders produced the id {}", pair[0].learnable.id);
     }
     for built in &mut learnables {
@@ -116,19 +133,29 @@ pub fn assemble(parts: Vec<Part>) -> anyhow::Result<Assembled> {
         .filter(|r| r.from != r.to && ids.contains(r.from.as_str()) && ids.contains(r.to.as_str()))
         .collect();
     let relations_dropped = total - kept.len();
-    Ok(Assembled { learnables, relations: kept, relations_dropped })
+    Ok(Assembled {
+        learnables,
+        relations: kept,
+        relations_dropped,
+    })
 }
 
 /// Counts per type, plus relations and the sample, for the manifest.
 fn counts(assembled: &Assembled) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
     for built in &assembled.learnables {
-        *counts.entry(built.learnable.kind.as_str().to_string()).or_insert(0) += 1;
+        *counts
+            .entry(built.learnable.kind.as_str().to_string())
+            .or_insert(0) += 1;
     }
     counts.insert("learnables".to_string(), assembled.learnables.len());
     counts.insert("relations".to_string(), assembled.relations.len());
     counts.insert("relations_dropped".to_string(), assembled.relations_dropped);
-    let sample = assembled.learnables.iter().filter(|built| built.sample).count();
+    let sample = assembled
+        .learnables
+        .iter()
+        .filter(|built| built.sample)
+        .count();
     counts.insert("sample".to_string(), sample);
     counts
 }
@@ -171,7 +198,12 @@ pub fn write_artifact(
     for built in &assembled.learnables {
         let (doc, surface) = learnable_record(built)?;
         let summary = built.learnable.summary();
-        writer.record(&Record::Learnable { sample: built.sample, summary, surface, doc: &doc })?;
+        writer.record(&Record::Learnable {
+            sample: built.sample,
+            summary,
+            surface,
+            doc: &doc,
+        })?;
         bar.inc(1);
     }
     for relation in &assembled.relations {
@@ -226,7 +258,12 @@ pub fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     manifest_json.push('\n');
     std::fs::write(options.out_dir.join(MANIFEST_FILE), manifest_json)?;
     let artifact_bytes = std::fs::metadata(&artifact)?.len();
-    Ok(BuildReport { artifact, artifact_bytes, manifest, relations_dropped: assembled.relations_dropped })
+    Ok(BuildReport {
+        artifact,
+        artifact_bytes,
+        manifest,
+        relations_dropped: assembled.relations_dropped,
+    })
 }
 
 /// The default output directory: `data/` at the workspace root.

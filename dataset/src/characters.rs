@@ -6,16 +6,21 @@
 //! come from KanjiVG where it has the character.
 
 use manabi_schemas::kanji::CharacterDetail;
-use manabi_schemas::{Domain, Learnable, LearnableBody, LearnableType, Relation, Script, WritingForm};
+use manabi_schemas::{
+    Domain, Learnable, LearnableBody, LearnableType, Relation, Script, WritingForm,
+};
 use manabi_search_sync::kana;
 
 use crate::context::{BuildContext, BuiltLearnable, Part};
 use crate::{editors, ids, kanjivg};
 
 /// The i-row kana that take small ゃ/ゅ/ょ to form yōon.
-const YOON_BASES: [char; 12] = ['き', 'ぎ', 'し', 'じ', 'ち', 'ぢ', 'に', 'ひ', 'び', 'ぴ', 'み', 'り'];
+const YOON_BASES: [char; 12] = [
+    'き', 'ぎ', 'し', 'じ', 'ち', 'ぢ', 'に', 'ひ', 'び', 'ぴ', 'み', 'り',
+];
 const SMALL_Y: [char; 3] = ['ゃ', 'ゅ', 'ょ'];
 /// Two-letter combinations of loanword spelling, written here in hiragana.
+#[rustfmt::skip]
 const EXTENDED: [&str; 44] = [
     "ふぁ", "ふぃ", "ふぇ", "ふぉ", "ふゃ", "ふゅ", "ふょ", "てぃ", "てゅ", "でぃ", "でゅ",
     "とぅ", "どぅ", "うぃ", "うぇ", "うぉ", "ゔぁ", "ゔぃ", "ゔぇ", "ゔぉ", "ゔゅ", "しぇ",
@@ -25,6 +30,7 @@ const EXTENDED: [&str; 44] = [
 /// Digraph ligatures with their readings.
 const LIGATURES: [(char, &str); 2] = [('ゟ', "yori"), ('ヿ', "koto")];
 /// Small katakana used in Ainu transcription (Katakana Phonetic Extensions).
+#[rustfmt::skip]
 const AINU_SMALL: [(char, &str); 16] = [
     ('ㇰ', "ku"), ('ㇱ', "shi"), ('ㇲ', "su"), ('ㇳ', "to"), ('ㇴ', "nu"), ('ㇵ', "ha"),
     ('ㇶ', "hi"), ('ㇷ', "fu"), ('ㇸ', "he"), ('ㇹ', "ho"), ('ㇺ', "mu"), ('ㇻ', "ra"),
@@ -51,7 +57,8 @@ fn is_handakuten(c: char) -> bool {
 
 fn is_dakuten(c: char) -> bool {
     let base = kana::katakana_to_hiragana(&c.to_string());
-    "がぎぐげござじずぜぞだぢづでどばびぶべぼゔ".contains(base.as_str()) || ('ヷ'..='ヺ').contains(&c)
+    "がぎぐげござじずぜぞだぢづでどばびぶべぼゔ".contains(base.as_str())
+        || ('ヷ'..='ヺ').contains(&c)
 }
 
 fn letter_group(c: char) -> &'static str {
@@ -84,33 +91,64 @@ fn spec(text: String, script: &'static str, group: &'static str) -> KanaSpec {
         kana::to_romaji(&text)
     };
     let counterpart = counterpart(&text, script);
-    KanaSpec { text, script, group, romaji, counterpart }
+    KanaSpec {
+        text,
+        script,
+        group,
+        romaji,
+        counterpart,
+    }
 }
 
 /// The whole inventory, hiragana then katakana.
 pub fn inventory() -> Vec<KanaSpec> {
     let mut specs = Vec::new();
-    for (script, range) in [("hiragana", '\u{3041}'..='\u{3096}'), ("katakana", '\u{30A1}'..='\u{30FA}')] {
+    for (script, range) in [
+        ("hiragana", '\u{3041}'..='\u{3096}'),
+        ("katakana", '\u{30A1}'..='\u{30FA}'),
+    ] {
         specs.extend(range.map(|c| spec(c.to_string(), script, letter_group(c))));
     }
-    let hiragana_digraphs = YOON_BASES.iter().flat_map(|base| SMALL_Y.map(|y| format!("{base}{y}")));
+    let hiragana_digraphs = YOON_BASES
+        .iter()
+        .flat_map(|base| SMALL_Y.map(|y| format!("{base}{y}")));
     for text in hiragana_digraphs {
-        specs.push(spec(kana::hiragana_to_katakana(&text), "katakana", "digraph"));
+        specs.push(spec(
+            kana::hiragana_to_katakana(&text),
+            "katakana",
+            "digraph",
+        ));
         specs.push(spec(text, "hiragana", "digraph"));
     }
     for text in EXTENDED {
-        specs.push(spec(kana::hiragana_to_katakana(text), "katakana", "extended"));
+        specs.push(spec(
+            kana::hiragana_to_katakana(text),
+            "katakana",
+            "extended",
+        ));
         specs.push(spec(text.to_string(), "hiragana", "extended"));
     }
     for (c, romaji) in LIGATURES {
         let script = if c == 'ゟ' { "hiragana" } else { "katakana" };
         let text = c.to_string();
-        specs.push(KanaSpec { text, script, group: "digraph", romaji: romaji.to_string(), counterpart: None });
+        specs.push(KanaSpec {
+            text,
+            script,
+            group: "digraph",
+            romaji: romaji.to_string(),
+            counterpart: None,
+        });
     }
     for (c, romaji) in AINU_SMALL {
         let text = c.to_string();
         let romaji = romaji.to_string();
-        specs.push(KanaSpec { text, script: "katakana", group: "small", romaji, counterpart: None });
+        specs.push(KanaSpec {
+            text,
+            script: "katakana",
+            group: "small",
+            romaji,
+            counterpart: None,
+        });
     }
     specs
 }
@@ -128,9 +166,16 @@ fn learnable(ctx: &BuildContext, spec: &KanaSpec) -> anyhow::Result<Learnable> {
     )];
     if let (Some(c), false) = (single, strokes.is_empty()) {
         let record = Some(format!("kanji/{:05x}.svg", c as u32));
-        sources.push(ctx.pin("kanjivg")?.cite(record, &["stroke_count", "strokes"]));
+        sources.push(
+            ctx.pin("kanjivg")?
+                .cite(record, &["stroke_count", "strokes"]),
+        );
     }
-    let script = if spec.script == "hiragana" { Script::Hiragana } else { Script::Katakana };
+    let script = if spec.script == "hiragana" {
+        Script::Hiragana
+    } else {
+        Script::Katakana
+    };
     Ok(Learnable {
         id: ids::kana(&spec.text),
         kind: LearnableType::Character,
@@ -141,7 +186,10 @@ fn learnable(ctx: &BuildContext, spec: &KanaSpec) -> anyhow::Result<Learnable> {
         canonical_name: None,
         pattern: None,
         meaning: Some(format!("{} {}", spec.script, spec.romaji)),
-        writing_forms: vec![WritingForm { text: spec.text.clone(), script }],
+        writing_forms: vec![WritingForm {
+            text: spec.text.clone(),
+            script,
+        }],
         tags: vec![spec.script.to_string(), spec.group.to_string()],
         body: LearnableBody::Character(CharacterDetail {
             character: spec.text.clone(),
@@ -158,7 +206,12 @@ fn learnable(ctx: &BuildContext, spec: &KanaSpec) -> anyhow::Result<Learnable> {
 }
 
 fn edge(from: String, to: String, kind: &str) -> Relation {
-    Relation { from, to, kind: kind.to_string(), basis: editors::EDITORS.to_string() }
+    Relation {
+        from,
+        to,
+        kind: kind.to_string(),
+        basis: editors::EDITORS.to_string(),
+    }
 }
 
 /// Counterpart edges (`hiragana-of` from the hiragana, `katakana-of` from the katakana)
@@ -167,7 +220,11 @@ fn relations(spec: &KanaSpec) -> Vec<Relation> {
     let id = ids::kana(&spec.text);
     let mut edges = Vec::new();
     if let Some(other) = &spec.counterpart {
-        let kind = if spec.script == "hiragana" { "hiragana-of" } else { "katakana-of" };
+        let kind = if spec.script == "hiragana" {
+            "hiragana-of"
+        } else {
+            "katakana-of"
+        };
         edges.push(edge(id.clone(), ids::kana(other), kind));
     }
     if spec.text.chars().count() > 1 {
@@ -185,7 +242,10 @@ pub fn build(ctx: &BuildContext) -> anyhow::Result<Part> {
     let mut part = Part::default();
     for spec in inventory() {
         part.relations.extend(relations(&spec));
-        part.learnables.push(BuiltLearnable { learnable: learnable(ctx, &spec)?, sample: true });
+        part.learnables.push(BuiltLearnable {
+            learnable: learnable(ctx, &spec)?,
+            sample: true,
+        });
     }
     Ok(part)
 }

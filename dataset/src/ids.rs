@@ -43,14 +43,20 @@ pub struct MalformedId {
 }
 
 fn is_lower_hex(text: &str) -> bool {
-    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// Lowercase ASCII words joined by single hyphens.
 fn is_slug(text: &str) -> bool {
     !text.is_empty()
         && text.split('-').all(|word| {
-            !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            !word.is_empty()
+                && word
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
         })
 }
 
@@ -58,13 +64,21 @@ fn is_codepoint(hex: &str) -> bool {
     is_lower_hex(hex)
         && hex.len() <= 6
         && !hex.starts_with('0')
-        && u32::from_str_radix(hex, 16).ok().and_then(char::from_u32).is_some()
+        && u32::from_str_radix(hex, 16)
+            .ok()
+            .and_then(char::from_u32)
+            .is_some()
 }
 
 impl IdKind {
     /// Parses an id against the conventions; the error says what is wrong.
     pub fn classify(id: &str) -> Result<IdKind, MalformedId> {
-        let bad = |reason| Err(MalformedId { id: id.to_string(), reason });
+        let bad = |reason| {
+            Err(MalformedId {
+                id: id.to_string(),
+                reason,
+            })
+        };
         let Some((prefix, rest)) = id.split_once('-') else {
             return bad("no prefix");
         };
@@ -120,7 +134,15 @@ mod tests {
         assert_eq!(IdKind::classify("radical-214"), Ok(IdKind::Radical));
         assert_eq!(IdKind::classify("grammar-te-kara"), Ok(IdKind::Grammar));
         assert_eq!(IdKind::classify("history-era-meiji"), Ok(IdKind::History));
-        for bad in ["kanji-65E5", "radical-215", "radical-1", "vocab-", "grammar-Te", "x-1", "日"] {
+        for bad in [
+            "kanji-65E5",
+            "radical-215",
+            "radical-1",
+            "vocab-",
+            "grammar-Te",
+            "x-1",
+            "日",
+        ] {
             assert!(IdKind::classify(bad).is_err(), "{bad}");
         }
     }

@@ -12,7 +12,9 @@ use crate::xml::attribute;
 
 /// The file of a character inside the unpacked KanjiVG package.
 pub fn file_for(kanjivg_dir: &Path, character: char) -> PathBuf {
-    kanjivg_dir.join("kanji").join(format!("{:05x}.svg", character as u32))
+    kanjivg_dir
+        .join("kanji")
+        .join(format!("{:05x}.svg", character as u32))
 }
 
 /// The strokes of one character, in drawing order.
@@ -22,9 +24,7 @@ pub fn parse_strokes(input: impl BufRead) -> Result<Vec<Stroke>, quick_xml::Erro
     let mut strokes = Vec::new();
     loop {
         match reader.read_event_into(&mut buffer)? {
-            Event::Start(element) | Event::Empty(element)
-                if element.name().as_ref() == b"path" =>
-            {
+            Event::Start(element) | Event::Empty(element) if element.name().as_ref() == b"path" => {
                 if let Some(path) = attribute(&element, b"d") {
                     let stroke_type = attribute(&element, b"kvg:type");
                     strokes.push(Stroke { path, stroke_type });

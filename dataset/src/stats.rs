@@ -57,8 +57,13 @@ fn count_fields(body: &Map<String, Value>, filled: &mut BTreeMap<String, usize>)
 
 /// Distinct dictionary reference types of one kanji body.
 fn reference_types(body: &Map<String, Value>) -> usize {
-    let Some(Value::Array(refs)) = body.get("dictionary_refs") else { return 0 };
-    refs.iter().filter_map(|r| r.get("kind").and_then(Value::as_str)).collect::<BTreeSet<_>>().len()
+    let Some(Value::Array(refs)) = body.get("dictionary_refs") else {
+        return 0;
+    };
+    refs.iter()
+        .filter_map(|r| r.get("kind").and_then(Value::as_str))
+        .collect::<BTreeSet<_>>()
+        .len()
 }
 
 #[derive(Default)]
@@ -72,7 +77,11 @@ struct Tally {
 impl Tally {
     fn add(&mut self, learnable: &LoadedLearnable) -> serde_json::Result<()> {
         let kind = learnable.summary.kind;
-        let body_key = if kind.domain() == Domain::History { "history" } else { kind.as_str() };
+        let body_key = if kind.domain() == Domain::History {
+            "history"
+        } else {
+            kind.as_str()
+        };
         let doc: Value = serde_json::from_str(&learnable.json)?;
         let filled = self.filled.entry(kind.as_str().to_string()).or_default();
         let body = doc.get(body_key).and_then(Value::as_object);
@@ -85,7 +94,10 @@ impl Tally {
         }
         // Summary fields, unless the body has a field of the same name (counted above).
         let in_body = |field: &str| body.is_some_and(|body| body.contains_key(field));
-        for field in ["jlpt_level", "meaning", "is_common_word"].into_iter().filter(|f| !in_body(f)) {
+        for field in ["jlpt_level", "meaning", "is_common_word"]
+            .into_iter()
+            .filter(|f| !in_body(f))
+        {
             let slot = filled.entry(field.to_string()).or_insert(0);
             if doc.get(field).is_some_and(is_filled) {
                 *slot += 1;
@@ -127,10 +139,17 @@ fn relationship_types(artifact: &Artifact) -> (Vec<String>, Vec<String>) {
     let mut language_kinds = BTreeSet::new();
     let mut history_kinds = BTreeSet::new();
     for relation in &artifact.relations {
-        let kinds = if history.contains(relation.from.as_str()) { &mut history_kinds } else { &mut language_kinds };
+        let kinds = if history.contains(relation.from.as_str()) {
+            &mut history_kinds
+        } else {
+            &mut language_kinds
+        };
         kinds.insert(relation.kind.clone());
     }
-    (language_kinds.into_iter().collect(), history_kinds.into_iter().collect())
+    (
+        language_kinds.into_iter().collect(),
+        history_kinds.into_iter().collect(),
+    )
 }
 
 /// Computes the report for a loaded artifact.
@@ -139,23 +158,37 @@ pub fn stats(artifact: &Artifact) -> serde_json::Result<Stats> {
     let mut jlpt_levels: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     for learnable in &artifact.learnables {
         tally.add(learnable)?;
-        let per_type = jlpt_levels.entry(learnable.summary.kind.as_str().to_string()).or_default();
-        *per_type.entry(level_key(learnable.summary.jlpt_level)).or_insert(0) += 1;
+        let per_type = jlpt_levels
+            .entry(learnable.summary.kind.as_str().to_string())
+            .or_default();
+        *per_type
+            .entry(level_key(learnable.summary.jlpt_level))
+            .or_insert(0) += 1;
     }
     let mut counts = tally.entries.clone();
     for kind in ["kanji", "vocabulary", "character", "radical", "grammar"] {
         counts.entry(kind.to_string()).or_insert(0);
     }
-    let history = artifact.learnables.iter().filter(|l| l.summary.domain == Domain::History).count();
+    let history = artifact
+        .learnables
+        .iter()
+        .filter(|l| l.summary.domain == Domain::History)
+        .count();
     counts.insert("history".to_string(), history);
     counts.insert("relations".to_string(), artifact.relations.len());
-    counts.insert("sample".to_string(), artifact.learnables.iter().filter(|l| l.sample).count());
+    counts.insert(
+        "sample".to_string(),
+        artifact.learnables.iter().filter(|l| l.sample).count(),
+    );
     counts.insert("lessons".to_string(), artifact.lessons.len());
     counts.insert("journeys".to_string(), artifact.journeys.len());
     counts.insert("worlds".to_string(), artifact.worlds.len());
     let (relationship_types, history_relationship_types) = relationship_types(artifact);
     Ok(Stats {
-        dataset_version: artifact.manifest.as_ref().map(|m| m.dataset_version.clone()),
+        dataset_version: artifact
+            .manifest
+            .as_ref()
+            .map(|m| m.dataset_version.clone()),
         counts,
         jlpt_levels,
         coverage: tally.coverage(),
@@ -173,14 +206,23 @@ pub fn render(stats: &Stats) -> String {
     }
     out.push_str("jlpt levels:\n");
     for (kind, levels) in &stats.jlpt_levels {
-        let line: Vec<String> = levels.iter().map(|(level, n)| format!("{level}={n}")).collect();
+        let line: Vec<String> = levels
+            .iter()
+            .map(|(level, n)| format!("{level}={n}"))
+            .collect();
         out.push_str(&format!("  {kind:<22} {}\n", line.join(" ")));
     }
     out.push_str("coverage:\n");
     for (field, value) in &stats.coverage {
         out.push_str(&format!("  {field:<40} {value}\n"));
     }
-    out.push_str(&format!("relationship types: {}\n", stats.relationship_types.join(", ")));
-    out.push_str(&format!("history relationship types: {}\n", stats.history_relationship_types.join(", ")));
+    out.push_str(&format!(
+        "relationship types: {}\n",
+        stats.relationship_types.join(", ")
+    ));
+    out.push_str(&format!(
+        "history relationship types: {}\n",
+        stats.history_relationship_types.join(", ")
+    ));
     out
 }

@@ -57,18 +57,28 @@ fn check_ids(artifact: &Artifact, problems: &mut Problems) {
         }
         match IdKind::classify(id) {
             Ok(kind) if kind.fits(learnable.summary.kind) => {}
-            Ok(_) => problems.push(format!("{id}: id does not fit type {}", learnable.summary.kind.as_str())),
+            Ok(_) => problems.push(format!(
+                "{id}: id does not fit type {}",
+                learnable.summary.kind.as_str()
+            )),
             Err(error) => problems.push(error.to_string()),
         }
     }
 }
 
 fn check_relations(artifact: &Artifact, problems: &mut Problems) {
-    let ids: BTreeSet<&str> = artifact.learnables.iter().map(|l| l.summary.id.as_str()).collect();
+    let ids: BTreeSet<&str> = artifact
+        .learnables
+        .iter()
+        .map(|l| l.summary.id.as_str())
+        .collect();
     for relation in &artifact.relations {
         for end in [&relation.from, &relation.to] {
             if !ids.contains(end.as_str()) {
-                problems.push(format!("relation {} {} {}: {end} does not exist", relation.from, relation.kind, relation.to));
+                problems.push(format!(
+                    "relation {} {} {}: {end} does not exist",
+                    relation.from, relation.kind, relation.to
+                ));
             }
         }
     }
@@ -87,8 +97,14 @@ fn check_documents(artifact: &Artifact, problems: &mut Problems) {
         if learnable.sources.is_empty() {
             problems.push(format!("{id}: no citation"));
         }
-        if learnable.jlpt_level.is_some_and(|level| !(1..=5).contains(&level)) {
-            problems.push(format!("{id}: JLPT level {:?} is not 1..5", learnable.jlpt_level));
+        if learnable
+            .jlpt_level
+            .is_some_and(|level| !(1..=5).contains(&level))
+        {
+            problems.push(format!(
+                "{id}: JLPT level {:?} is not 1..5",
+                learnable.jlpt_level
+            ));
         }
         if learnable.summary() != loaded.summary {
             problems.push(format!("{id}: the summary differs from the full document"));

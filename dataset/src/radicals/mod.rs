@@ -36,11 +36,18 @@ pub struct TableError {
 }
 
 fn list(field: &str, separator: char) -> Vec<String> {
-    field.split(separator).filter(|item| !item.is_empty()).map(str::to_string).collect()
+    field
+        .split(separator)
+        .filter(|item| !item.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 fn parse_row(line: &str, number: usize) -> Result<RadicalRow, TableError> {
-    let error = |reason| TableError { line: number, reason };
+    let error = |reason| TableError {
+        line: number,
+        reason,
+    };
     let fields: Vec<&str> = line.split('\t').collect();
     let [index, character, strokes, variants, meaning, names] = fields[..] else {
         return Err(error("expected six tab-separated fields"));
@@ -63,9 +70,15 @@ pub fn table() -> Result<Vec<RadicalRow>, TableError> {
         .filter(|(_, line)| !line.starts_with('#') && !line.trim().is_empty())
         .map(|(index, line)| parse_row(line, index + 1))
         .collect::<Result<_, _>>()?;
-    let numbered = rows.iter().enumerate().all(|(index, row)| usize::from(row.number) == index + 1);
+    let numbered = rows
+        .iter()
+        .enumerate()
+        .all(|(index, row)| usize::from(row.number) == index + 1);
     if rows.len() != 214 || !numbered {
-        return Err(TableError { line: 0, reason: "expected radicals 1..=214 in order" });
+        return Err(TableError {
+            line: 0,
+            reason: "expected radicals 1..=214 in order",
+        });
     }
     Ok(rows)
 }
@@ -89,8 +102,12 @@ pub fn number_by_form(rows: &[RadicalRow]) -> BTreeMap<String, u8> {
 fn examples_by_radical(inputs: &BuildInputs<'_>) -> BTreeMap<u8, Vec<String>> {
     let mut ranked: BTreeMap<u8, Vec<(u8, u32, String)>> = BTreeMap::new();
     for learnable in inputs.learnables() {
-        let LearnableBody::Kanji(kanji) = &learnable.body else { continue };
-        let Some(number) = kanji.radical_number else { continue };
+        let LearnableBody::Kanji(kanji) = &learnable.body else {
+            continue;
+        };
+        let Some(number) = kanji.radical_number else {
+            continue;
+        };
         let level_rank = learnable.jlpt_level.map_or(0, |level| 6 - level);
         let frequency = kanji.frequency_rank.unwrap_or(u32::MAX);
         let rank = (u8::MAX - level_rank, frequency, kanji.literal.clone());
@@ -100,7 +117,14 @@ fn examples_by_radical(inputs: &BuildInputs<'_>) -> BTreeMap<u8, Vec<String>> {
         .into_iter()
         .map(|(number, mut kanji)| {
             kanji.sort();
-            (number, kanji.into_iter().take(EXAMPLES_MAX).map(|(_, _, k)| k).collect())
+            (
+                number,
+                kanji
+                    .into_iter()
+                    .take(EXAMPLES_MAX)
+                    .map(|(_, _, k)| k)
+                    .collect(),
+            )
         })
         .collect()
 }
@@ -110,11 +134,24 @@ fn radical_learnable(
     row: &RadicalRow,
     examples: Vec<String>,
 ) -> anyhow::Result<Learnable> {
-    let mut forms = vec![WritingForm { text: row.character.clone(), script: Script::Kanji }];
-    forms.extend(row.variants.iter().map(|v| WritingForm { text: v.clone(), script: Script::Kanji }));
+    let mut forms = vec![WritingForm {
+        text: row.character.clone(),
+        script: Script::Kanji,
+    }];
+    forms.extend(row.variants.iter().map(|v| WritingForm {
+        text: v.clone(),
+        script: Script::Kanji,
+    }));
     let mut sources = vec![editors::cite(
         Some(format!("kangxi-{}", row.number)),
-        &["number", "character", "variants", "names", "meaning", "stroke_count"],
+        &[
+            "number",
+            "character",
+            "variants",
+            "names",
+            "meaning",
+            "stroke_count",
+        ],
     )];
     let mut cross_checks = Vec::new();
     let first = row.character.chars().next();
@@ -170,7 +207,10 @@ pub fn build(ctx: &BuildContext, inputs: &BuildInputs<'_>) -> anyhow::Result<Par
     for row in &rows {
         let kanji = examples.remove(&row.number).unwrap_or_default();
         let learnable = radical_learnable(ctx, row, kanji)?;
-        part.learnables.push(BuiltLearnable { learnable, sample: true });
+        part.learnables.push(BuiltLearnable {
+            learnable,
+            sample: true,
+        });
     }
     Ok(part)
 }
