@@ -208,19 +208,19 @@ pub fn build_from(dir: &Path, inputs: &Inputs) -> anyhow::Result<Part> {
 /// Checks the content files named in `paths` (every file of their directories is read, so
 /// slugs are checked for uniqueness and related slugs resolve across files).
 pub fn check(paths: &[PathBuf], inputs: &Inputs) -> anyhow::Result<Report> {
-    let mut all_files = BTreeSet::new();
-    for path in paths {
-        let dir = path
-            .parent()
-            .filter(|dir| !dir.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        all_files.extend(content::content_files(dir)?);
-        all_files.insert(path.clone());
+    let wanted: BTreeSet<PathBuf> = paths.iter().map(|path| canonical(path)).collect();
+    let mut all_files = wanted.clone();
+    for path in &wanted {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        all_files.extend(
+            content::content_files(dir)?
+                .iter()
+                .map(|path| canonical(path)),
+        );
     }
     let ordered: Vec<PathBuf> = all_files.into_iter().rev().collect();
     let files = content::validate_all(&ordered)?;
     let analysed = analyse(files, inputs)?;
-    let wanted: BTreeSet<PathBuf> = paths.iter().cloned().collect();
     let files = analysed
         .into_iter()
         .filter(|(path, _)| wanted.contains(path))
@@ -230,6 +230,11 @@ pub fn check(paths: &[PathBuf], inputs: &Inputs) -> anyhow::Result<Report> {
         })
         .collect();
     Ok(Report { files })
+}
+
+/// One spelling per file, so `n5.toml`, `./n5.toml` and the absolute path are the same file.
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
 }
 
 /// The `grammar-check` command: checks `files` (default: every content file), prints the
