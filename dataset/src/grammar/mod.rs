@@ -109,7 +109,7 @@ fn analyse<'a>(
         .filter_map(|(_, checked)| checked.as_ref().ok())
         .collect();
     let matches = examples::find_matches(&valid, &inputs.sentences)
-        .context("compiling the match regexes into one set")?;
+        .context("compiling the match regexes into regex sets")?;
     let mut per_valid = matches.per_point.into_iter();
     let mut analysed = Vec::with_capacity(files.len());
     for file in files {
@@ -219,11 +219,14 @@ pub fn check(paths: &[PathBuf], inputs: &Inputs) -> anyhow::Result<Report> {
         );
     }
     let ordered: Vec<PathBuf> = all_files.into_iter().rev().collect();
-    let files = content::validate_all(&ordered)?;
-    let analysed = analyse(files, inputs)?;
-    let files = analysed
+    // Every file is validated (slugs and related links span files), but only the wanted
+    // ones are scanned for examples.
+    let files: Vec<ContentFile> = content::validate_all(&ordered)?
         .into_iter()
-        .filter(|(path, _)| wanted.contains(path))
+        .filter(|file| wanted.contains(&file.path))
+        .collect();
+    let files = analyse(files, inputs)?
+        .into_iter()
         .map(|(path, points)| FileReport {
             path,
             points: points.into_iter().map(|entry| entry.report).collect(),
