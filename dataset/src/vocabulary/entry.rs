@@ -23,7 +23,7 @@ pub const GLOSS_LOCALES: [(&str, &str); 8] = [
 /// Glosses kept per locale: enough for every sense of a JLPT word, without shipping the
 /// long tails some languages have (over 40 Dutch glosses for a few words).
 const GLOSSES_PER_LOCALE_MAX: usize = 12;
-/// English glosses kept in the short `meaning`.
+/// English glosses of the first sense kept in the short `meaning`.
 const MEANING_GLOSSES_MAX: usize = 3;
 /// Written-form tags that mark forms learners should not be shown as the word's spelling:
 /// irregular, out-dated or search-only kanji and kana.
@@ -209,11 +209,13 @@ pub fn priority(entry: &Entry, forms: &Forms) -> Vec<String> {
     tags
 }
 
-/// `high; tall; expensive`: the first English glosses.
+/// `high; tall`: the first English sense's glosses (later senses are often rare or
+/// archaic, like 大学's "former central university of Kyoto").
 pub fn meaning(senses: &[Sense]) -> Option<String> {
-    let glosses: Vec<&str> = senses
+    let first = senses.first()?;
+    let glosses: Vec<&str> = first
+        .glosses
         .iter()
-        .flat_map(|s| &s.glosses)
         .map(String::as_str)
         .take(MEANING_GLOSSES_MAX)
         .collect();
@@ -345,7 +347,7 @@ mod tests {
         let senses = senses(&entry);
         assert_eq!(senses.len(), 5);
         assert!(senses.iter().all(|s| s.pos == ["adj-i"]));
-        assert_eq!(meaning(&senses).as_deref(), Some("high; tall; expensive"));
+        assert_eq!(meaning(&senses).as_deref(), Some("high; tall"));
         let locales = glosses_by_locale(&entry);
         assert_eq!(locales["nl"][0], "hoog");
         assert!(locales.values().all(|g| g.len() <= GLOSSES_PER_LOCALE_MAX));

@@ -190,12 +190,16 @@ pub fn from_tatoeba(sentence: &Sentence, chosen_by: &str) -> ExampleSentence {
     }
 }
 
-/// The stem of an inflecting form (`食べる` → `食べ`, `高い` → `高`), when it still holds a
-/// kanji (kana-only stems match too much).
+/// Kana-only stems shorter than this match inside too many other words.
+const KANA_STEM_CHARS_MIN: usize = 3;
+
+/// The stem of an inflecting form (`食べる` → `食べ`, `高い` → `高`, `くたびれる` →
+/// `くたびれ`), when it still holds a kanji or is long enough to be unambiguous.
 pub fn stem(form: &str) -> Option<String> {
     let mut chars: Vec<char> = form.chars().collect();
     let last = chars.pop()?;
-    (is_hiragana(last) && chars.iter().any(|&c| is_kanji(c))).then(|| chars.into_iter().collect())
+    let distinctive = chars.iter().any(|&c| is_kanji(c)) || chars.len() >= KANA_STEM_CHARS_MIN;
+    (is_hiragana(last) && distinctive).then(|| chars.into_iter().collect())
 }
 
 #[cfg(test)]
@@ -260,5 +264,6 @@ mod tests {
         assert_eq!(stem("食べる").as_deref(), Some("食べ"));
         assert_eq!(stem("高い").as_deref(), Some("高"));
         assert_eq!(stem("いる"), None);
+        assert_eq!(stem("くたびれる").as_deref(), Some("くたびれ"));
     }
 }

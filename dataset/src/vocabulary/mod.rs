@@ -193,11 +193,9 @@ impl Draft {
                 .filter(|k| **k != self.forms.label)
                 .cloned(),
         );
+        // Only the label's stem: a rare spelling's stem is often another word (清む → 清い).
         let stems = if entry::inflects(&self.senses) {
-            exact
-                .iter()
-                .filter_map(|form| examples::stem(form))
-                .collect()
+            examples::stem(&self.forms.label).into_iter().collect()
         } else {
             Vec::new()
         };
@@ -656,6 +654,14 @@ mod tests {
             .find(|b| b.learnable.label.as_deref() == Some("学校"));
         let school = serde_json::to_string_pretty(&school.expect("学校 is N5").learnable);
         println!("{}", school.expect("serializes"));
+        if let Some(dump) = std::env::var_os("MANABI_VOCABULARY_DUMP") {
+            let lines: Vec<String> = part
+                .learnables
+                .iter()
+                .map(|b| serde_json::to_string(&b.learnable).expect("serializes"))
+                .collect();
+            std::fs::write(dump, lines.join("\n")).expect("dump written");
+        }
         println!("vocabulary build: {elapsed:.1?}");
         println!("{coverage:#?}");
         println!("relations: {}", part.relations.len());
