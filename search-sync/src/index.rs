@@ -291,6 +291,7 @@ impl EmbeddedIndex {
         if distance == 0 {
             return;
         }
+        self.transpositions_into(key, best);
         let Ok(automaton) = Levenshtein::new_with_limit(key, distance, LEVENSHTEIN_STATES_MAX)
         else {
             // Too large an automaton: the query simply gets no typo tolerance.
@@ -299,6 +300,23 @@ impl EmbeddedIndex {
         let mut stream = self.terms.search(automaton).into_stream();
         while let Some((_, postings)) = stream.next() {
             self.record(postings, |_| Tier::Typo, best);
+        }
+    }
+
+    /// Two swapped neighbours (`shcool`) are two edits for Levenshtein but one slip of
+    /// the fingers, so every single swap of the key is looked up as a typo match too.
+    fn transpositions_into(&self, key: &str, best: &mut [u8]) {
+        let chars: Vec<char> = key.chars().collect();
+        for at in 1..chars.len() {
+            if chars[at - 1] == chars[at] {
+                continue;
+            }
+            let mut swapped = chars.clone();
+            swapped.swap(at - 1, at);
+            let variant: String = swapped.into_iter().collect();
+            if let Some(postings) = self.terms.get(&variant) {
+                self.record(postings, |_| Tier::Typo, best);
+            }
         }
     }
 
@@ -483,6 +501,7 @@ mod tests {
         let index = index_of(&summaries, &surfaces);
         assert_eq!(search(&index, "tabe"), vec![0, 1, 2]);
         assert!(search(&index, "foood").contains(&1));
+        assert!(search(&index, "fodo").contains(&1));
         assert!(search(&index, "xyzzy").is_empty());
     }
 

@@ -1,0 +1,391 @@
+//! Black-box tests of every REST read against the real server: envelopes, the sample
+//! flag, every 4xx path per parameter, discovery, OpenAPI and the docs page.
+
+mod common;
+
+use common::{assert_error, spawn_app};
+
+#[tokio::test]
+async fn health_and_readiness_answer() {
+    let app = spawn_app().await;
+    let (status, body) = app.get_json("/healthz").await;
+    assert_eq!((status, &body["ok"]), (200, &serde_json::json!(true)));
+    let (status, body) = app.get_json("/readyz").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["learnables"], 23);
+}
+
+#[tokio::test]
+async fn discovery_lists_endpoints_prices_and_sample_mode() {
+    let app = spawn_app().await;
+    let (status, body) = app.get_json("/api/v1").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["ok"], true);
+    assert_eq!(body["sample"], true);
+    let data = &body["data"];
+    assert_eq!(data["mode"], "sample");
+    assert_eq!(data["mcp_endpoint"], "/mcp");
+    assert_eq!(data["openapi"], "/api/v1/openapi.json");
+    assert_eq!(data["docs_url"], format!("{}/docs", app.address));
+    assert_eq!(data["search_limit_max"], 20);
+    assert_eq!(data["pricing"]["currency"], "JPY");
+    assert_eq!(data["pricing"]["read_jpy"], 1);
+    assert_eq!(data["pricing"]["search_jpy"], 5);
+    assert_eq!(data["pricing"]["localized_generation_jpy"], 25);
+    assert_eq!(data["fair_use"]["daily_call_cap_per_key"], 2000);
+    assert_eq!(data["fair_use"]["daily_call_cap_per_account"], 5000);
+    let endpoints: Vec<&str> = data["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    assert!(endpoints.contains(&"GET /api/v1/learnables?query&type&jlpt_level&limit"));
+    for member in ["name", "description", "auth", "signup_url"] {
+        assert!(
+            data[member].as_str().is_some_and(|text| !text.is_empty()),
+            "{member}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn prices_come_from_configuration() {
+    let app = common::spawn_app_with(&[("MANABI_PRICE_SEARCH_JPY", "7")]).await;
+    let (_, body) = app.get_json("/api/v1").await;
+    assert_eq!(body["data"]["pricing"]["search_jpy"], 7);
+}
+
+#[tokio::test]
+async fn learnable_in_the_sample_is_served_as_stored() {
+    let app = spawn_app().await;
+    let response = app.get("/api/v1/learnables/vocab-taberu").await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "application/json");
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["ok"], true);
+    assert_eq!(body["sample"], true);
+    assert_eq!(body["data"]["id"], "vocab-taberu");
+    assert_eq!(body["data"]["sources"][0]["source"], "fixture");
+    let (status, _) = app
+        .get_json("/api/v1/learnables/vocab-taberu?locale=en")
+        .await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn japanese_ids_are_percent_decoded() {
+    let app = spawn_app().await;
+    let (status, body) = app.get_json("/api/v1/learnables/%E9%A3%9F%E3%81%B9").await;
+    assert_error(status, &body, 404, "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn unknown_and_out_of_sample_entries_are_404_with_distinct_codes() {
+    let app = spawn_app().await;
+    let (status, body) = app.get_json("/api/v1/learnables/no-such-entry").await;
+    assert_error(status, &body, 404, "NOT_FOUND");
+    let (status, body) = app.get_json("/api/v1/learnables/vocab-kuu").await;
+    assert_error(status, &body, 404, "NOT_IN_SAMPLE");
+    let signup = format!("{}/developers", app.address);
+    assert_eq!(body["error"]["top_up_url"], signup.as_str());
+    assert!(body["error"]["message"].as_str().unwrap().contains(&signup));
+}
+
+#[tokio::test]
+async fn locales_other_than_english_are_refused_clearly() {
+    let app = spawn_app().await;
+    let (status, body) = app
+        .get_json("/api/v1/learnables/vocab-taberu?locale=fr")
+        .await;
+    assert_error(status, &body, 422, "LOCALE_UNAVAILABLE");
+    for bad in ["EN", "e", "eng", "e1"] {
+        let (status, body) = app
+            .get_json(&format!("/api/v1/learnables/vocab-taberu?locale={bad}"))
+            .await;
+        assert_error(status, &body, 400, "INVALID_PARAMETER");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("locale"),
+            "{body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_key_is_refused_until_keys_exist() {
+    let app = spawn_app().await;
+    let url = format!("{}/api/v1/learnables/vocab-taberu", app.address);
+    let bearer = app
+        .client
+        .get(&url)
+        .bearer_auth("svc_ak_unknown")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bearer.status(), 401);
+    assert!(bearer.headers().contains_key("www-authenticate"));
+    let body: serde_json::Value = bearer.json().await.unwrap();
+    assert_error(401, &body, 401, "INVALID_API_KEY");
+    let header = app
+        .client
+        .get(&url)
+        .header("X-API-Key", "svc_ak_x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(header.status(), 401);
+    // Parameters are checked before the key (DESIGN §3): a bad limit is a 400 even with a key.
+    let bad = app
+        .client
+        .get(format!(
+            "{}/api/v1/learnables?query=a&limit=21",
+            app.address
+        ))
+        .bearer_auth("svc_ak_unknown")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+}
+
+#[tokio::test]
+async fn related_lists_both_directions_of_sample_entries() {
+    let app = spawn_app().await;
+    let (status, body) = app.get_json("/api/v1/learnables/kanji-shoku/related").await;
+    assert_eq!(status, 200, "{body}");
+    let data = &body["data"];
+    assert_eq!(data["id"], "kanji-shoku");
+    assert_eq!(data["limit"], 10);
+    let ids: Vec<&str> = data["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["learnable"]["id"].as_str().unwrap())
+        .collect();
+    // vocab-kuu is outside the sample, so a keyless caller does not see it.
+    assert_eq!(ids, ["vocab-taberu", "vocab-tabemono"]);
+    assert_eq!(data["total"], 2);
+    assert_eq!(data["related"][0]["relationship"], "used-in");
+    let (_, body) = app
+        .get_json("/api/v1/learnables/vocab-nihon/related?limit=1")
+        .await;
+    assert_eq!(body["data"]["related"].as_array().unwrap().len(), 1);
+    assert_eq!(body["data"]["related"][0]["relationship"], "uses-kanji");
+    assert_eq!(body["data"]["total"], 2);
+    for bad in ["0", "21", "x", "-3"] {
+        let (status, body) = app
+            .get_json(&format!(
+                "/api/v1/learnables/vocab-nihon/related?limit={bad}"
+            ))
+            .await;
+        assert_error(status, &body, 400, "INVALID_PARAMETER");
+    }
+    let (status, body) = app.get_json("/api/v1/learnables/vocab-kuu/related").await;
+    assert_error(status, &body, 404, "NOT_IN_SAMPLE");
+}
+
+#[tokio::test]
+async fn lessons_render_link_markup_three_ways() {
+    let app = spawn_app().await;
+    let (status, raw) = app.get_json("/api/v1/lessons/lesson-eating").await;
+    assert_eq!(status, 200);
+    assert_eq!(raw["sample"], true);
+    let stored: serde_json::Value = serde_json::from_str(common::fixture::LESSON_SAMPLE).unwrap();
+    assert_eq!(raw["data"], stored);
+    let (_, plain) = app
+        .get_json("/api/v1/lessons/lesson-eating?render=plain")
+        .await;
+    assert_eq!(
+        plain["data"]["body_markdown"],
+        "Say taberu for eating and tabemono for food."
+    );
+    assert_eq!(
+        plain["data"]["questions"][0]["prompt"],
+        "What does 食べる mean?"
+    );
+    let (_, resolved) = app
+        .get_json("/api/v1/lessons/lesson-eating?render=resolved")
+        .await;
+    let body = resolved["data"]["body_markdown"].as_str().unwrap();
+    assert!(
+        body.starts_with("Say [taberu](/api/v1/learnables/vocab-taberu)"),
+        "{body}"
+    );
+    assert_eq!(resolved["data"]["learnable_refs"]["vocab-taberu"], "食べる");
+    assert_eq!(
+        resolved["data"]["learnable_refs"]["vocab-tabemono"],
+        "食べ物"
+    );
+    let (status, body) = app
+        .get_json("/api/v1/lessons/lesson-eating?render=html")
+        .await;
+    assert_error(status, &body, 400, "INVALID_PARAMETER");
+    let (status, body) = app.get_json("/api/v1/lessons/lesson-drinks").await;
+    assert_error(status, &body, 404, "NOT_IN_SAMPLE");
+    let (status, body) = app.get_json("/api/v1/lessons/nope").await;
+    assert_error(status, &body, 404, "NOT_FOUND");
+    let (status, body) = app
+        .get_json("/api/v1/lessons/lesson-eating?locale=ja")
+        .await;
+    assert_error(status, &body, 422, "LOCALE_UNAVAILABLE");
+}
+
+#[tokio::test]
+async fn journeys_worlds_and_credit_packs() {
+    let app = spawn_app().await;
+    let (status, body) = app.get_json("/api/v1/journeys/journey-first-meal").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["lessons"][0], "lesson-eating");
+    let (status, body) = app.get_json("/api/v1/journeys/journey-izakaya").await;
+    assert_error(status, &body, 404, "NOT_IN_SAMPLE");
+    let (status, body) = app.get_json("/api/v1/journeys/none").await;
+    assert_error(status, &body, 404, "NOT_FOUND");
+    let (status, body) = app.get_json("/api/v1/worlds").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["sample"], true);
+    assert_eq!(body["data"]["total"], 2);
+    assert_eq!(body["data"]["worlds"][0]["id"], "world-castle");
+    let (status, body) = app.get_json("/api/v1/credit-packs").await;
+    assert_eq!(status, 200);
+    let packs = body["data"]["packs"].as_array().unwrap();
+    assert_eq!(packs.len(), 3);
+    for member in ["id", "points", "price_jpy", "bonus", "purchase_url"] {
+        assert!(packs[0].get(member).is_some(), "{member}");
+    }
+}
+
+#[tokio::test]
+async fn credit_packs_come_from_the_config_file() {
+    let path = std::env::temp_dir().join(format!("manabi-packs-{}.toml", uuid::Uuid::now_v7()));
+    std::fs::write(
+        &path,
+        "[[credit_packs]]\nid = \"tiny\"\npoints = 100\nprice_jpy = 100\n",
+    )
+    .unwrap();
+    let app = common::spawn_app_with(&[("MANABI_CONFIG", path.to_str().unwrap())]).await;
+    let (_, body) = app.get_json("/api/v1/credit-packs").await;
+    assert_eq!(body["data"]["packs"][0]["id"], "tiny");
+    assert_eq!(body["data"]["packs"][0]["bonus"], 0);
+    assert_eq!(body["data"]["packs"].as_array().unwrap().len(), 1);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[tokio::test]
+async fn openapi_is_3_1_and_complete() {
+    let app = spawn_app().await;
+    let (status, doc) = app.get_json("/api/v1/openapi.json").await;
+    assert_eq!(status, 200);
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
+    assert_eq!(doc["info"]["version"], "1.0.0");
+    for path in [
+        "/api/v1",
+        "/api/v1/learnables",
+        "/api/v1/learnables/{id}",
+        "/api/v1/learnables/{id}/related",
+        "/api/v1/lessons/{id}",
+        "/api/v1/journeys/{id}",
+        "/api/v1/worlds",
+        "/api/v1/credit-packs",
+        "/api/v1/openapi.json",
+    ] {
+        let operation = &doc["paths"][path]["get"];
+        assert!(operation.is_object(), "{path}");
+        for status in [
+            "200", "400", "401", "402", "404", "405", "429", "500", "503",
+        ] {
+            assert!(
+                operation["responses"][status].is_object(),
+                "{path} {status}"
+            );
+        }
+    }
+    let limit = doc["paths"]["/api/v1/learnables"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "limit")
+        .unwrap()
+        .clone();
+    assert_eq!(limit["schema"]["maximum"], 20);
+    assert_eq!(limit["schema"]["minimum"], 1);
+    assert!(doc["components"]["securitySchemes"]["bearer"].is_object());
+    assert!(doc["components"]["securitySchemes"]["api_key"].is_object());
+    assert!(doc["components"]["schemas"]["Learnable"].is_object());
+    assert!(doc["components"]["schemas"]["SearchType"].is_object());
+}
+
+#[tokio::test]
+async fn docs_page_is_self_contained_html() {
+    let app = spawn_app().await;
+    let response = app.get("/docs").await;
+    assert_eq!(response.status(), 200);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let page = response.text().await.unwrap();
+    assert!(page.contains("GET /api/v1/learnables/{id}/related"));
+    assert!(!page.contains("<script"));
+    assert!(!page.contains("https://"));
+}
+
+#[tokio::test]
+async fn unknown_paths_and_methods_answer_in_the_envelope() {
+    let app = spawn_app().await;
+    let (status, body) = app.get_json("/api/v1/nothing-here").await;
+    assert_error(status, &body, 404, "NOT_FOUND");
+    let response = app
+        .client
+        .post(format!("{}/api/v1/learnables/vocab-taberu", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 405);
+    assert!(
+        response.headers()["allow"]
+            .to_str()
+            .unwrap()
+            .contains("GET")
+    );
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_error(405, &body, 405, "METHOD_NOT_ALLOWED");
+}
+
+#[tokio::test]
+async fn metrics_count_requests() {
+    let app = spawn_app().await;
+    app.get("/api/v1").await;
+    let text = app.get("/metrics").await.text().await.unwrap();
+    assert!(text.contains("http_requests_total"), "{text}");
+    assert!(text.contains("route=\"/api/v1\""), "{text}");
+}
+
+#[tokio::test]
+async fn a_broken_artifact_leaves_the_api_unavailable() {
+    let app = common::spawn_app_with_artifact_bytes(b"not zstd at all");
+    // healthz answers at once; the API and readyz say 503 in the envelope.
+    let mut ready_status = 0;
+    for _ in 0..100 {
+        let (status, body) = app.get_json("/readyz").await;
+        ready_status = status;
+        if body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("failed to load"))
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(ready_status, 503);
+    assert_eq!(app.get("/healthz").await.status(), 200);
+    let response = app.get("/api/v1/learnables/vocab-taberu").await;
+    assert_eq!(response.status(), 503);
+    assert!(response.headers().contains_key("retry-after"));
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_error(503, &body, 503, "SERVICE_UNAVAILABLE");
+}
