@@ -10,6 +10,8 @@ pub mod grammar;
 pub mod history;
 pub mod kanji;
 pub mod learnable;
+pub mod lesson;
+pub mod markup;
 pub mod params;
 pub mod vocabulary;
 
