@@ -14,8 +14,10 @@ use serde_json::value::RawValue;
 
 /// Format tag written in the manifest; bumped on an incompatible change.
 pub const ARTIFACT_FORMAT: &str = "manabi-artifact/1";
-/// zstd level used for the committed artifact (deterministic, single-threaded).
-const ZSTD_LEVEL: i32 = 19;
+/// zstd level used for the committed artifact (deterministic, single-threaded). Level 12
+/// compresses the full dataset in a few seconds; 19 saves about 11 % more but takes
+/// over a minute, and the artifact is far below its 20 MB budget either way.
+const ZSTD_LEVEL: i32 = 12;
 
 /// One upstream source the artifact was built from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

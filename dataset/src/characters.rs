@@ -21,11 +21,25 @@ const YOON_BASES: [char; 12] = [
 const SMALL_Y: [char; 3] = ['ゃ', 'ゅ', 'ょ'];
 /// Two-letter combinations of loanword spelling, written here in hiragana.
 #[rustfmt::skip]
-const EXTENDED: [&str; 44] = [
+const EXTENDED: [&str; 48] = [
     "ふぁ", "ふぃ", "ふぇ", "ふぉ", "ふゃ", "ふゅ", "ふょ", "てぃ", "てゅ", "でぃ", "でゅ",
     "とぅ", "どぅ", "うぃ", "うぇ", "うぉ", "ゔぁ", "ゔぃ", "ゔぇ", "ゔぉ", "ゔゅ", "しぇ",
     "じぇ", "ちぇ", "つぁ", "つぃ", "つぇ", "つぉ", "いぇ", "くぁ", "くぃ", "くぇ", "くぉ",
     "ぐぁ", "すぃ", "ずぃ", "きぇ", "ぎぇ", "にぇ", "ひぇ", "びぇ", "ぴぇ", "みぇ", "りぇ",
+    "ゔゃ", "ゔょ", "くゎ", "ぐゎ",
+];
+/// Writing marks used with kana, with their romanized Japanese names (they have no
+/// sound of their own) and their counterpart in the other script.
+#[rustfmt::skip]
+const MARKS: [(char, &str, &str, Option<char>, &str); 8] = [
+    ('゛', "hiragana", "dakuten", None, "voicing mark"),
+    ('゜', "hiragana", "handakuten", None, "semi-voicing mark"),
+    ('ゝ', "hiragana", "ichinojiten", Some('ヽ'), "hiragana iteration mark"),
+    ('ゞ', "hiragana", "ichinojiten", Some('ヾ'), "voiced hiragana iteration mark"),
+    ('・', "katakana", "nakaguro", None, "middle dot"),
+    ('ー', "katakana", "chouonpu", None, "long vowel mark"),
+    ('ヽ', "katakana", "ichinojiten", Some('ゝ'), "katakana iteration mark"),
+    ('ヾ', "katakana", "ichinojiten", Some('ゞ'), "voiced katakana iteration mark"),
 ];
 /// Digraph ligatures with their readings.
 const LIGATURES: [(char, &str); 2] = [('ゟ', "yori"), ('ヿ', "koto")];
@@ -45,6 +59,8 @@ pub struct KanaSpec {
     pub group: &'static str,
     pub romaji: String,
     pub counterpart: Option<String>,
+    /// English description for marks; letters are described by script and romaji.
+    pub meaning: Option<&'static str>,
 }
 
 fn is_small(c: char) -> bool {
@@ -97,6 +113,7 @@ fn spec(text: String, script: &'static str, group: &'static str) -> KanaSpec {
         group,
         romaji,
         counterpart,
+        meaning: None,
     }
 }
 
@@ -137,6 +154,17 @@ pub fn inventory() -> Vec<KanaSpec> {
             group: "digraph",
             romaji: romaji.to_string(),
             counterpart: None,
+            meaning: None,
+        });
+    }
+    for (c, script, name, other, meaning) in MARKS {
+        specs.push(KanaSpec {
+            text: c.to_string(),
+            script,
+            group: "mark",
+            romaji: name.to_string(),
+            counterpart: other.map(String::from),
+            meaning: Some(meaning),
         });
     }
     for (c, romaji) in AINU_SMALL {
@@ -148,6 +176,7 @@ pub fn inventory() -> Vec<KanaSpec> {
             group: "small",
             romaji,
             counterpart: None,
+            meaning: None,
         });
     }
     specs
@@ -185,7 +214,10 @@ fn learnable(ctx: &BuildContext, spec: &KanaSpec) -> anyhow::Result<Learnable> {
         is_common_word: None,
         canonical_name: None,
         pattern: None,
-        meaning: Some(format!("{} {}", spec.script, spec.romaji)),
+        meaning: Some(
+            spec.meaning
+                .map_or_else(|| format!("{} {}", spec.script, spec.romaji), String::from),
+        ),
         writing_forms: vec![WritingForm {
             text: spec.text.clone(),
             script,

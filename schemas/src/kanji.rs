@@ -75,9 +75,11 @@ pub struct CharacterDetail {
     pub character: String,
     /// `hiragana` or `katakana`.
     pub script: String,
-    /// Modified Hepburn romanization.
+    /// Modified Hepburn romanization in ASCII (long vowels doubled); for writing marks,
+    /// the romanized Japanese name of the mark (`chouonpu` for ー).
     pub romaji: String,
-    /// `basic`, `dakuten`, `handakuten`, `small`, `digraph` (yōon) or `extended`.
+    /// `basic`, `dakuten`, `handakuten`, `small`, `digraph` (yōon and the ligatures ゟ ヿ),
+    /// `extended` (loanword combinations such as ファ) or `mark` (ー, ゝ, ゛, ...).
     pub group: String,
     /// The same sound in the other script.
     pub counterpart: Option<String>,
