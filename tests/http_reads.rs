@@ -389,3 +389,12 @@ async fn a_broken_artifact_leaves_the_api_unavailable() {
     let body: serde_json::Value = response.json().await.unwrap();
     assert_error(503, &body, 503, "SERVICE_UNAVAILABLE");
 }
+
+/// Not a test: writes the fixture artifact to `$MANABI_FIXTURE_OUT` for the scripts that
+/// need a dataset before the real artifact exists (`scripts/suites/schemathesis.sh`).
+#[test]
+#[ignore]
+fn write_fixture_artifact() {
+    let out = std::env::var("MANABI_FIXTURE_OUT").expect("MANABI_FIXTURE_OUT is set");
+    common::fixture::write_artifact(std::path::Path::new(&out));
+}

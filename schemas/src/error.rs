@@ -74,13 +74,12 @@ impl<'de> Deserialize<'de> for ErrorCode {
 
 impl utoipa::PartialSchema for ErrorCode {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        let mut builder = utoipa::openapi::schema::ObjectBuilder::new()
+        // `enum_values` replaces the list, so every code goes in at once.
+        utoipa::openapi::schema::ObjectBuilder::new()
             .schema_type(utoipa::openapi::schema::Type::String)
-            .description(Some("Machine-readable error code"));
-        for code in ErrorCode::ALL {
-            builder = builder.enum_values(Some([code.code()]));
-        }
-        builder.into()
+            .description(Some("Machine-readable error code"))
+            .enum_values(Some(ErrorCode::ALL.iter().map(|code| code.code())))
+            .into()
     }
 }
 

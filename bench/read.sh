@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Read benchmark of the embedded default: wrk (64 connections, 20 s each) against
+#   (a) a keyless GET /api/v1/learnables/{id},
+#   (b) a keyless search,
+#   (c) nginx serving the identical JSON body of (a) as a static file,
+# all in one run on this machine, then a table with req/s, p50, p99, the server's RSS,
+# its ready time and the goal ratios: (a) >= 0.8 x (c) with p99 <= 5 ms,
+# (b) >= 0.5 x (a), ready <= 1 s, RSS <= 300 MB.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+connections=${BENCH_CONNECTIONS:-64}
+duration=${BENCH_SECONDS:-20}
+threads=${BENCH_THREADS:-2}
+search_query=${BENCH_SEARCH_QUERY:-taberu}
+
+need=()
+command -v wrk >/dev/null || need+=(wrk)
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
+if [ ${#need[@]} -gt 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+
+cargo build --release --quiet --bin manabi
+binary=target/release/manabi
+
+work=$(mktemp -d var/bench.XXXXXX)
+server_pid=
+nginx_started=
+cleanup() {
+    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+    if [ -n "$nginx_started" ]; then "$nginx_bin" -p "$PWD/$work" -c nginx.conf -s stop 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+artifact=data/manabi-dataset.jsonl.zst
+if [ ! -f "$artifact" ]; then
+    echo "no committed artifact; benchmarking the test fixture" >&2
+    artifact="$work/fixture.jsonl.zst"
+    MANABI_FIXTURE_OUT="$PWD/$artifact" cargo test --quiet -p manabi --test http_reads \
+        write_fixture_artifact -- --ignored >/dev/null
+fi
+
+# --- the server, keyless limit off -------------------------------------------------
+started_ns=$(date +%s%N)
+MANABI_BIND=127.0.0.1:0 MANABI_DATA_DIR="$work/var" MANABI_ARTIFACT="$artifact" \
+    MANABI_KEYLESS_RATE_PER_SEC=0 MANABI_LOG=warn \
+    "$binary" serve >"$work/stdout" 2>"$work/stderr" &
+server_pid=$!
+base=
+while :; do
+    base=$(sed -n 's/^manabi listening on //p' "$work/stdout")
+    if [ -n "$base" ] && curl -fsS "$base/readyz" >"$work/readyz" 2>/dev/null; then break; fi
+    if ! kill -0 "$server_pid" 2>/dev/null; then cat "$work/stderr" >&2; exit 1; fi
+    sleep 0.01
+done
+ready_ms=$(( ($(date +%s%N) - started_ns) / 1000000 ))
+internal_ready_ms=$(sed -n 's/.*"ready_after_ms":\([0-9]*\).*/\1/p' "$work/readyz")
+learnables=$(sed -n 's/.*"learnables":\([0-9]*\).*/\1/p' "$work/readyz")
+
+id=${BENCH_ID:-$(curl -fsS "$base/api/v1/learnables?query=%E6%97%A5&limit=1" \
+    | sed -n 's/.*"results":\[{"id":"\([^"]*\)".*/\1/p')}
+[ -n "$id" ] || { echo "no sample entry found to read" >&2; exit 1; }
+read_url="$base/api/v1/learnables/$(python3 -c 'import sys,urllib.parse;print(urllib.parse.quote(sys.argv[1]))' "$id")"
+search_url="$base/api/v1/learnables?query=$search_query"
+curl -fsS "$read_url" >"$work/body.json"
+
+# --- nginx with the identical body ---------------------------------------------------
+mkdir -p "$work/html" "$work/logs"
+cp "$work/body.json" "$work/html/entry.json"
+nginx_port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+cat >"$work/nginx.conf" <<NGINX
+$( [ "$(id -u)" = 0 ] && echo "user root;" )
+worker_processes auto;
+pid $PWD/$work/nginx.pid;
+error_log $PWD/$work/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $PWD/$work/tmp_body;
+    proxy_temp_path $PWD/$work/tmp_proxy;
+    fastcgi_temp_path $PWD/$work/tmp_fastcgi;
+    uwsgi_temp_path $PWD/$work/tmp_uwsgi;
+    scgi_temp_path $PWD/$work/tmp_scgi;
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        location = /entry.json { root $PWD/$work/html; default_type application/json; }
+    }
+}
+NGINX
+"$nginx_bin" -p "$PWD/$work" -c nginx.conf
+nginx_started=1
+nginx_url="http://127.0.0.1:$nginx_port/entry.json"
+cmp -s "$work/body.json" <(curl -fsS "$nginx_url") || { echo "nginx body differs" >&2; exit 1; }
+
+# --- runs ----------------------------------------------------------------------------
+run() { # name url
+    wrk -t"$threads" -c"$connections" -d"${duration}s" --latency "$2" >"$work/$1.wrk"
+}
+field_rps() { awk '/^Requests\/sec:/ {print $2}' "$work/$1.wrk"; }
+# wrk prints latencies as 1.23ms / 456.78us / 1.02s; convert to ms.
+field_pct() {
+    awk -v p="$2%" '$1 == p { v=$2;
+        if (v ~ /us$/) { sub(/us$/, "", v); v=v/1000 }
+        else if (v ~ /ms$/) { sub(/ms$/, "", v) }
+        else if (v ~ /s$/) { sub(/s$/, "", v); v=v*1000 }
+        printf "%.2f", v }' "$work/$1.wrk"
+}
+errors() { awk '/Non-2xx|Socket errors/ {print}' "$work/$1.wrk"; }
+
+run read "$read_url"
+run search "$search_url"
+run nginx "$nginx_url"
+
+rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$server_pid/status")
+hwm_kb=$(awk '/^VmHWM/ {print $2}' "/proc/$server_pid/status")
+
+printf '\nmanabi read benchmark: %s learnables (%s), %d connections, %d s each, %d wrk threads, %d cores\n' \
+    "$learnables" "$artifact" "$connections" "$duration" "$threads" "$(nproc)"
+printf 'read: %s   search: %s   body: %s bytes\n\n' "$read_url" "$search_url" "$(wc -c <"$work/body.json")"
+printf '%-34s %12s %10s %10s\n' "target" "req/s" "p50 ms" "p99 ms"
+for name in read search nginx; do
+    case $name in
+        read) label="(a) keyless learnable read" ;;
+        search) label="(b) keyless search" ;;
+        nginx) label="(c) nginx static, same body" ;;
+    esac
+    printf '%-34s %12s %10s %10s\n' "$label" "$(field_rps $name)" "$(field_pct $name 50)" "$(field_pct $name 99)"
+    errors "$name"
+done
+read_rps=$(field_rps read); search_rps=$(field_rps search); nginx_rps=$(field_rps nginx)
+read_p99=$(field_pct read 99)
+printf '\nserver RSS %d MB (peak %d MB); ready after %d ms (server-side %s ms)\n' \
+    $((rss_kb / 1024)) $((hwm_kb / 1024)) "$ready_ms" "${internal_ready_ms:-?}"
+python3 - "$read_rps" "$search_rps" "$nginx_rps" "$read_p99" "$ready_ms" "$hwm_kb" <<'PY'
+import sys
+read, search, nginx, p99, ready_ms, hwm_kb = map(float, sys.argv[1:])
+goals = [
+    ("(a) / (c) req/s >= 0.8", read / nginx, read / nginx >= 0.8),
+    ("(a) p99 <= 5 ms", p99, p99 <= 5.0),
+    ("(b) / (a) req/s >= 0.5", search / read, search / read >= 0.5),
+    ("ready <= 1000 ms", ready_ms, ready_ms <= 1000),
+    ("peak RSS <= 300 MB", hwm_kb / 1024, hwm_kb / 1024 <= 300),
+]
+print()
+for name, value, ok in goals:
+    print(f"{name:28} {value:10.2f}  {'met' if ok else 'MISSED'}")
+PY
