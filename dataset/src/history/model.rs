@@ -60,15 +60,18 @@ impl Entity {
         }
     }
 
-    /// Adds an alias unless the same text is already there (or is the canonical name).
+    /// Adds an alias unless the same text is already there. A romaji alias equal to the
+    /// canonical name is left out; a kanji or kana one is kept, as the entry's written form.
     pub fn add_alias(&mut self, text: &str) {
         let text = text.trim();
-        if text.is_empty() || text == self.name || self.aliases.iter().any(|a| a.text == text) {
+        let script = script_of(text);
+        let is_name = text == self.name && script == AliasScript::Romaji;
+        if text.is_empty() || is_name || self.aliases.iter().any(|a| a.text == text) {
             return;
         }
         self.aliases.push(Alias {
             text: text.to_string(),
-            script: script_of(text),
+            script,
         });
     }
 

@@ -24,10 +24,6 @@ pub const BIRTH_YEAR_MAX_WITHOUT_DEATH: i32 = 1900;
 
 /// Words in a gloss that name a role, and the role they give.
 const ROLE_WORDS: &[(&str, &str)] = &[
-    ("shougun", "shogun"),
-    ("shogun", "shogun"),
-    ("emperor", "emperor"),
-    ("empress", "empress"),
     ("regent", "regent"),
     ("daimyo", "daimyo"),
     ("daimyou", "daimyo"),
@@ -136,10 +132,16 @@ fn roles_of(entry: &NameEntry) -> Vec<&'static str> {
     let text = entry.glosses.join(" ").to_lowercase();
     for (word, role) in ROLE_WORDS {
         let found = text.match_indices(word).any(|(at, _)| {
-            let before = text[..at]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_alphabetic());
+            let head = text[..at].trim_end();
+            // "wife of Emperor X", "son of the poet Y": the role is someone else's.
+            let of_someone = [" of", " of the", " of a", " to", " to the"]
+                .iter()
+                .any(|w| head.ends_with(w));
+            let before = !of_someone
+                && text[..at]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !c.is_alphabetic());
             let after = text[at + word.len()..]
                 .chars()
                 .next()
@@ -150,8 +152,13 @@ fn roles_of(entry: &NameEntry) -> Vec<&'static str> {
             roles.push(*role);
         }
     }
-    if entry.kanji.iter().any(|k| k.ends_with("天皇")) && !roles.contains(&"emperor") {
+    // Offices come from titles and terms, never from words describing someone else.
+    let reigned = entry.glosses.iter().any(|g| REIGN_TERM.is_match(g));
+    if entry.kanji.iter().any(|k| k.ends_with("天皇")) || reigned {
         roles.push("emperor");
+    }
+    if entry.glosses.iter().any(|g| SHOGUN_TERM.is_match(g)) {
+        roles.push("shogun");
     }
     roles
 }
@@ -356,22 +363,13 @@ fn person_sentence(person: &Entity) -> String {
         format!(" ({})", written.join(", "))
     };
     let life = match (person.span.start, person.span.end) {
-        (Some(b), Some(d)) => format!(
-            ", born {} and died {}",
-            b.to_schema().value,
-            d.to_schema().value
-        ),
-        (Some(b), None) => format!(", born {}", b.to_schema().value),
-        (None, Some(d)) => format!(", who died {}", d.to_schema().value),
+        (Some(b), Some(d)) => format!(", born {} and died {}", b.display(), d.display()),
+        (Some(b), None) => format!(", born {}", b.display()),
+        (None, Some(d)) => format!(", who died {}", d.display()),
         (None, None) => String::new(),
     };
-    let article = if role_phrase(person).starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    };
     format!(
-        "{}{written} was {article} Japanese {}{life} (dates as JMnedict gives them).",
+        "{}{written} was a Japanese {}{life} (dates as JMnedict gives them).",
         person.name,
         role_phrase(person)
     )

@@ -413,33 +413,49 @@ impl<'a> Graph<'a> {
         self.relations.extend(found);
     }
 
-    /// Rules `sanmiao-reign-order` (emperors) and `shogun-term-order` (JMnedict terms).
+    /// Rules `sanmiao-reign-order` (emperors) and `shogun-term-order` (JMnedict terms): B
+    /// succeeds A when A is the only holder whose term ended in the year B's began or the
+    /// year before. Gaps in the lists therefore leave a holder without a predecessor rather
+    /// than inventing one, and the two courts of the Nanboku-chō period do not mix.
     fn successions(&mut self) {
         for (office, basis) in [
             ("emperor", "sanmiao-reign-order"),
             ("shogun", "shogun-term-order"),
         ] {
-            let mut holders: Vec<(i32, u32, &Entity)> = Vec::new();
+            let wanted_source = |source: &str| (source == "sanmiao") == (office == "emperor");
+            let mut holders: Vec<(i32, i32, &Entity)> = Vec::new();
             for person in self.of(HistoryType::Person) {
-                for term in person.offices.iter().filter(|o| o.office == office) {
-                    let from_sanmiao = term.source == "sanmiao";
-                    if (office == "emperor") == from_sanmiao {
-                        let order = term.ordinal.unwrap_or_default();
-                        holders.push((term.start_year.unwrap_or_default(), order, person));
+                for term in person
+                    .offices
+                    .iter()
+                    .filter(|o| o.office == office && wanted_source(&o.source))
+                {
+                    if let (Some(start), Some(end)) = (term.start_year, term.end_year) {
+                        holders.push((start, end, person));
                     }
                 }
             }
-            holders.sort_by_key(|(start, order, p)| (*order, *start, p.id.clone()));
-            for window in holders.windows(2) {
-                if window[0].2.id != window[1].2.id {
-                    self.pair(
-                        window[1].2,
-                        window[0].2,
-                        "successor-of",
-                        "predecessor-of",
-                        basis,
-                    );
+            let mut found = Vec::new();
+            for (start, _, successor) in &holders {
+                let before: Vec<&Entity> = holders
+                    .iter()
+                    .filter(|(_, end, p)| {
+                        p.id != successor.id && (*end == *start || *end + 1 == *start)
+                    })
+                    .map(|(_, _, p)| *p)
+                    .collect();
+                if let [predecessor] = before.as_slice() {
+                    found.push((*successor, *predecessor));
                 }
+            }
+            for (successor, predecessor) in found {
+                self.pair(
+                    successor,
+                    predecessor,
+                    "successor-of",
+                    "predecessor-of",
+                    basis,
+                );
             }
         }
     }

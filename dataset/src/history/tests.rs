@@ -1,7 +1,285 @@
 //! Tests on small real excerpts of each source (`dataset/fixtures/history/`), and a report
 //! on the full sources behind `MANABI_HISTORY_SOURCES`.
 
+use std::path::PathBuf;
+
+use manabi_schemas::history::{DatePrecision, EraCourt};
+use manabi_schemas::{Learnable, LearnableBody};
+
 use super::*;
+
+fn fixtures() -> BuildContext {
+    BuildContext::new(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/history"))
+}
+
+fn built() -> Part {
+    build(&fixtures()).expect("history fixtures build")
+}
+
+fn find<'a>(part: &'a Part, id_prefix: &str) -> &'a Learnable {
+    part.learnables
+        .iter()
+        .map(|b| &b.learnable)
+        .find(|l| l.id.starts_with(id_prefix))
+        .unwrap_or_else(|| panic!("no entity {id_prefix}"))
+}
+
+fn detail(learnable: &Learnable) -> &manabi_schemas::history::HistoryDetail {
+    match &learnable.body {
+        LearnableBody::History(detail) => detail,
+        other => panic!("not a history body: {other:?}"),
+    }
+}
+
+fn has_edge(part: &Part, from: &str, kind: &str, to: &str) -> bool {
+    part.relations
+        .iter()
+        .any(|r| r.from.starts_with(from) && r.kind == kind && r.to.starts_with(to))
+}
+
+#[test]
+fn eras_carry_dates_readings_rulers_and_cldr_names() {
+    let part = built();
+    let meiji = find(&part, "history-era-meiji-1868");
+    let history = detail(meiji);
+    assert_eq!(history.canonical_name, "Meiji");
+    let timespan = history.timespan.as_ref().unwrap();
+    assert_eq!(timespan.start.as_ref().unwrap().value, "1868-01-23");
+    assert_eq!(
+        timespan.start.as_ref().unwrap().precision,
+        DatePrecision::Day
+    );
+    let era = history.era.as_ref().unwrap();
+    assert_eq!(era.reading.as_deref(), Some("めいじ"));
+    assert_eq!(era.ruler.as_deref(), Some("明治天皇"));
+    assert_eq!(
+        history.localized_names.get("ja").map(String::as_str),
+        Some("明治")
+    );
+    assert!(
+        meiji
+            .sources
+            .iter()
+            .any(|c| c.source == "cldr_cal_japanese")
+    );
+    let reiwa = detail(find(&part, "history-era-reiwa-2019"));
+    assert!(
+        reiwa.timespan.as_ref().unwrap().end.is_none(),
+        "the current era is open"
+    );
+    let shohei = detail(find(&part, "history-era-shohei-1347"));
+    assert_eq!(shohei.era.as_ref().unwrap().court, EraCourt::Southern);
+}
+
+#[test]
+fn era_relations_follow_their_rules() {
+    let part = built();
+    assert!(has_edge(
+        &part,
+        "history-era-meiji-1868",
+        "precedes",
+        "history-era-taisho-1912"
+    ));
+    assert!(has_edge(
+        &part,
+        "history-era-taisho-1912",
+        "follows",
+        "history-era-meiji-1868"
+    ));
+    assert!(has_edge(
+        &part,
+        "history-era-meiji-1868",
+        "during-reign-of",
+        "history-person-emperor-meiji"
+    ));
+    assert!(has_edge(
+        &part,
+        "history-person-emperor-meiji",
+        "named-after",
+        "history-era-meiji-1868"
+    ));
+    assert!(has_edge(
+        &part,
+        "history-era-meiji-1868",
+        "part-of",
+        "history-period-meiji-period"
+    ));
+    assert!(has_edge(
+        &part,
+        "history-era-shohei-1347",
+        "concurrent-with",
+        "history-era-jouwa-1345"
+    ));
+    // Kaei and Meiji are not adjacent in the excerpt's general line but are in order.
+    assert!(has_edge(
+        &part,
+        "history-era-kaei-1848",
+        "precedes",
+        "history-era-meiji-1868"
+    ));
+}
+
+#[test]
+fn persons_are_japanese_dated_and_historical() {
+    let part = built();
+    let ieyasu = find(&part, "history-person-tokugawa-ieyasu-");
+    let history = detail(ieyasu);
+    assert!(history.roles.contains(&"shogun".to_string()));
+    assert_eq!(
+        history
+            .timespan
+            .as_ref()
+            .unwrap()
+            .end
+            .as_ref()
+            .unwrap()
+            .value,
+        "1616-06-01"
+    );
+    assert!(history.aliases.iter().any(|a| a.text == "徳川家康"));
+    assert!(history.description.contains("1543-01-31"));
+    assert!(has_edge(
+        &part,
+        "history-person-tokugawa-ieyasu-",
+        "born-during",
+        "history-era-tenbun-"
+    ));
+    assert!(has_edge(
+        &part,
+        "history-person-tokugawa-ieyasu-",
+        "died-during",
+        "history-era-genna-"
+    ));
+    assert!(has_edge(
+        &part,
+        "history-person-tokugawa-ieyasu-",
+        "active-during",
+        "history-period-edo-period"
+    ));
+    let ids: Vec<&str> = part
+        .learnables
+        .iter()
+        .map(|b| b.learnable.id.as_str())
+        .collect();
+    assert!(
+        !ids.iter().any(|id| id.contains("deng")),
+        "a Chinese reading is not a Japanese name"
+    );
+    assert!(
+        !ids.iter().any(|id| id.contains("aika-shun")),
+        "a living person is not historical"
+    );
+}
+
+#[test]
+fn emperors_merge_sanmiao_reigns_and_succeed_by_contiguous_reigns() {
+    let part = built();
+    let meiji = detail(find(&part, "history-person-emperor-meiji-"));
+    let reign = meiji
+        .offices
+        .iter()
+        .find(|o| o.source == "sanmiao")
+        .unwrap();
+    assert_eq!((reign.start_year, reign.end_year), (Some(1867), Some(1912)));
+    assert!(has_edge(
+        &part,
+        "history-person-emperor-meiji-",
+        "successor-of",
+        "history-person-emperor-koumei-"
+    ));
+    // Sukō (Northern Court, from 1348) follows Kōmyō (Northern, to 1348), not Go-Murakami.
+    assert!(has_edge(
+        &part,
+        "history-person-emperor-sukou-",
+        "successor-of",
+        "history-person-emperor-koumyou-"
+    ));
+    assert!(!has_edge(
+        &part,
+        "history-person-emperor-sukou-",
+        "successor-of",
+        "history-person-emperor-go-murakami-"
+    ));
+    // Yoshiaki's term ended in 1573, Ieyasu's began in 1603: no succession is invented.
+    assert!(!has_edge(
+        &part,
+        "history-person-tokugawa-ieyasu-",
+        "successor-of",
+        "history-person-ashikaga"
+    ));
+}
+
+#[test]
+fn places_periods_events_and_terms_come_from_their_glosses() {
+    let part = built();
+    let iga = detail(find(&part, "history-place-iga-"));
+    assert_eq!(
+        iga.geographic_scope.as_deref(),
+        Some("west of present-day Mie Prefecture, Japan")
+    );
+    let edo = detail(find(&part, "history-period-edo-period-"));
+    let span = edo.timespan.as_ref().unwrap();
+    assert_eq!(
+        (
+            span.start.as_ref().unwrap().value.as_str(),
+            span.end.as_ref().unwrap().value.as_str()
+        ),
+        ("1603", "1868")
+    );
+    let rebellion = find(&part, "history-event-hamaguri-rebellion-");
+    assert_eq!(rebellion.kind.as_str(), "event");
+    let ids: Vec<&str> = part
+        .learnables
+        .iter()
+        .map(|b| b.learnable.id.as_str())
+        .collect();
+    assert!(
+        !ids.iter().any(|id| id.contains("persian")),
+        "a katakana-named war is foreign"
+    );
+    assert!(
+        !ids.iter().any(|id| id.ends_with("-1358280")),
+        "an ordinary word is not history"
+    );
+    let roju = find(&part, "history-term-roujuu-1840420");
+    assert_eq!(roju.canonical_name.as_deref(), Some("老中"));
+    assert!(has_edge(
+        &part,
+        "history-place-minamoto-no-yoritomo-grave-",
+        "grave-of",
+        "history-person-minamoto-no-yoritomo-"
+    ));
+    find(&part, "history-place-nagashino-castle-ruins-");
+    find(&part, "history-place-kuzu-shrine-");
+}
+
+#[test]
+fn every_entity_is_complete_and_every_edge_has_a_rule() {
+    let part = built();
+    for built in &part.learnables {
+        let l = &built.learnable;
+        let history = detail(l);
+        assert!(l.id.is_ascii() && l.id.starts_with("history-"), "{}", l.id);
+        assert!(l.jlpt_level.is_none());
+        assert!(!history.description.is_empty(), "{}", l.id);
+        assert!(!l.sources.is_empty(), "{}", l.id);
+        assert!(l.sources.iter().all(|c| c.record_id.is_some()), "{}", l.id);
+    }
+    let ids: std::collections::HashSet<&str> = part
+        .learnables
+        .iter()
+        .map(|b| b.learnable.id.as_str())
+        .collect();
+    for relation in &part.relations {
+        assert!(!relation.basis.is_empty());
+        assert!(ids.contains(relation.from.as_str()) && ids.contains(relation.to.as_str()));
+    }
+    assert!(
+        part.learnables
+            .iter()
+            .any(|b| b.sample && b.learnable.id == "history-era-meiji-1868")
+    );
+}
 
 /// Runs the whole history build on unpacked sources and prints the counts and ten
 /// entities: `MANABI_HISTORY_SOURCES=var/sources cargo test -p manabi-dataset
@@ -32,14 +310,19 @@ fn history_report() {
     for (kind, n) in &counts.by_relationship {
         println!("  rel  {kind:<16} {n:>6}");
     }
-    let step = part.learnables.len() / 10;
-    for built in part.learnables.iter().step_by(step.max(1)).take(10) {
-        let l = &built.learnable;
-        println!(
-            "  {}  {}: {}",
-            l.id,
-            l.label.clone().unwrap_or_default(),
-            l.meaning.clone().unwrap_or_default()
-        );
+    let json: Vec<String> = part
+        .learnables
+        .iter()
+        .map(|b| serde_json::to_string(&b.learnable).expect("serializes"))
+        .collect();
+    let json = json.join("\n");
+    let compressed = zstd::encode_all(json.as_bytes(), 19).expect("compresses");
+    println!(
+        "learnables JSON: {} bytes, zstd -19: {} bytes",
+        json.len(),
+        compressed.len()
+    );
+    if let Ok(path) = std::env::var("MANABI_HISTORY_DUMP") {
+        std::fs::write(path, &json).expect("dump written");
     }
 }
