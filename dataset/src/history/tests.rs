@@ -322,6 +322,13 @@ fn history_report() {
         json.len(),
         compressed.len()
     );
+    let sample: Vec<&str> = part
+        .learnables
+        .iter()
+        .filter(|b| b.sample)
+        .map(|b| b.learnable.id.as_str())
+        .collect();
+    println!("sample: {}", sample.join(" "));
     if let Ok(path) = std::env::var("MANABI_HISTORY_DUMP") {
         std::fs::write(path, &json).expect("dump written");
     }
