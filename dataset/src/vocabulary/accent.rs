@@ -12,6 +12,7 @@ use manabi_schemas::vocabulary::OriginClass;
 use manabi_search_sync::kana::hiragana_to_katakana;
 
 use super::mecab::{Hit, MecabError, SystemDictionary, split_feature};
+use super::text::is_kanji;
 
 /// Where each dictionary sits inside its source directory.
 pub const UNIDIC_PATH: &str = "unidic-lite-1.0.8/unidic_lite/dicdir/sys.dic";
@@ -52,7 +53,7 @@ pub struct Analysis {
 pub struct Query<'a> {
     /// Written forms with kanji, main form first.
     pub kanji_forms: &'a [String],
-    /// The reading the accent should belong to (kana).
+    /// The reading the accent should belong to, in the script JMdict writes it.
     pub reading: &'a str,
     /// True when the word is usually written in kana, so its kana form is a fair surface
     /// to look up even though it has kanji forms.
@@ -90,6 +91,55 @@ impl AccentDictionaries {
         Ok(None)
     }
 
+    /// The origin class of a compound UniDic has no token for (お茶, 会議室), from two
+    /// parts it does have whose readings spell the word's reading: one class when both
+    /// parts share it, `hybrid` otherwise.
+    pub fn unidic_compound_origin(
+        &self,
+        form: &str,
+        reading: &str,
+    ) -> Result<Option<OriginClass>, MecabError> {
+        // Kana words split anywhere (ぐっと → ぐ + っと); only kanji compounds are split.
+        if !form.chars().any(is_kanji) {
+            return Ok(None);
+        }
+        let reading = hiragana_to_katakana(reading);
+        let boundaries: Vec<usize> = form.char_indices().map(|(at, _)| at).skip(1).collect();
+        for at in boundaries {
+            let (left, right) = form.split_at(at);
+            let left = self.unidic_parts(left)?;
+            let right = self.unidic_parts(right)?;
+            for (left_kana, left_class) in &left {
+                let Some(rest) = reading.strip_prefix(left_kana.as_str()) else {
+                    continue;
+                };
+                if let Some((_, right_class)) = right.iter().find(|(kana, _)| kana == rest) {
+                    let same = left_class == right_class;
+                    return Ok(Some(if same {
+                        *left_class
+                    } else {
+                        OriginClass::Hybrid
+                    }));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The (kana, origin class) of every UniDic token of a surface that has a class.
+    fn unidic_parts(&self, surface: &str) -> Result<Vec<(String, OriginClass)>, MecabError> {
+        Ok(self
+            .unidic
+            .lookup(surface)?
+            .into_iter()
+            .map(split_hit)
+            .filter_map(|(_, f)| {
+                let class = origin_class(field(&f, unidic_field::GOSHU))?;
+                Some((field(&f, unidic_field::KANA).to_owned(), class))
+            })
+            .collect())
+    }
+
     pub fn naist_jdic(&self, query: &Query) -> Result<Option<Analysis>, MecabError> {
         let reading = hiragana_to_katakana(query.reading);
         for (surface, _) in surfaces(query) {
@@ -116,12 +166,9 @@ fn surfaces(query: &Query) -> Vec<(String, bool)> {
         .map(|form| (form.clone(), false))
         .collect();
     if query.kanji_forms.is_empty() || query.usually_kana {
-        let has_kanji = !query.kanji_forms.is_empty();
-        surfaces.push((query.reading.to_owned(), has_kanji));
-        let katakana = hiragana_to_katakana(query.reading);
-        if katakana != query.reading {
-            surfaces.push((katakana, has_kanji));
-        }
+        // The reading as JMdict writes it: a hiragana word is not looked up in katakana,
+        // where a loanword homophone would answer (ぐっと vs グット).
+        surfaces.push((query.reading.to_owned(), !query.kanji_forms.is_empty()));
     }
     surfaces
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use manabi_schemas::WritingForm;
 use manabi_schemas::vocabulary::{Keigo, Sense, VocabularyReading};
-use manabi_search_sync::kana::{katakana_to_hiragana, to_romaji};
+use manabi_search_sync::kana::to_romaji;
 
 use super::jmdict::{self, Entry, Gloss};
 use super::text::{is_kana, is_kanji, kanji_id, script_of};
@@ -291,11 +291,6 @@ pub fn usually_kana(senses: &[Sense], label: &str) -> bool {
         || senses
             .first()
             .is_some_and(|s| s.misc.iter().any(|m| m == "uk"))
-}
-
-/// The kana reading in hiragana (readings of loanwords are katakana in JMdict).
-pub fn reading_hiragana(forms: &Forms) -> String {
-    katakana_to_hiragana(&forms.reading)
 }
 
 #[cfg(test)]

@@ -162,25 +162,31 @@ struct Draft {
     senses: Vec<manabi_schemas::vocabulary::Sense>,
     unidic: Option<Analysis>,
     naist_jdic: Option<Analysis>,
+    /// UniDic's class of the word's two parts, when UniDic has no class for the whole.
+    compound_origin: Option<OriginClass>,
 }
 
 impl Draft {
     fn new(graded: &Graded, dictionaries: &AccentDictionaries) -> anyhow::Result<Self> {
         let forms = Forms::new(graded.entry, &graded.headwords());
         let senses = entry::senses(graded.entry);
-        let reading = entry::reading_hiragana(&forms);
         let query = Query {
             kanji_forms: &forms.kanji,
-            reading: &reading,
+            reading: &forms.reading,
             usually_kana: entry::usually_kana(&senses, &forms.label),
         };
         let unidic = dictionaries.unidic(&query)?;
         let naist_jdic = dictionaries.naist_jdic(&query)?;
+        let compound_origin = match unidic.as_ref().and_then(|a| a.origin) {
+            Some(_) => None,
+            None => dictionaries.unidic_compound_origin(&forms.label, &forms.reading)?,
+        };
         Ok(Self {
             forms,
             senses,
             unidic,
             naist_jdic,
+            compound_origin,
         })
     }
 
@@ -247,7 +253,7 @@ fn learnable(graded: &Graded, draft: Draft, examples: Vec<ExampleSentence>) -> B
     let entry = graded.entry;
     let level = graded.level();
     let pitch = pitch_accent(&draft);
-    let etymology = etymology(entry, draft.unidic.as_ref());
+    let etymology = etymology(entry, &draft);
     let keigo = entry::keigo(&draft.senses);
     let detail = VocabularyDetail {
         jmdict_id: Some(entry.seq.to_string()),
@@ -327,15 +333,16 @@ fn pitch_cross_check(pitch: &PitchAccent) -> Option<CrossCheck> {
     })
 }
 
-/// UniDic's class when it has one; JMdict's `lsource` supplies the source language and
-/// word, and the class `gairaigo` (or `hybrid` for a partial source) when UniDic has none.
-fn etymology(entry: &Entry, unidic: Option<&Analysis>) -> Option<Etymology> {
+/// UniDic's class when it has one (for the word, else for its two parts); JMdict's
+/// `lsource` supplies the source language and word, and the class `gairaigo` (or
+/// `hybrid` for a partial source) when UniDic has none.
+fn etymology(entry: &Entry, draft: &Draft) -> Option<Etymology> {
     let loan = entry
         .senses
         .iter()
         .flat_map(|s| &s.loan_sources)
         .min_by_key(|source| source.partial);
-    let unidic_class = unidic.and_then(|a| a.origin);
+    let whole = draft.unidic.as_ref().and_then(|a| a.origin);
     let jmdict_class = loan.map(|source| {
         if source.partial {
             OriginClass::Hybrid
@@ -343,14 +350,21 @@ fn etymology(entry: &Entry, unidic: Option<&Analysis>) -> Option<Etymology> {
             OriginClass::Gairaigo
         }
     });
-    let class = unidic_class.or(jmdict_class)?;
     let mut basis = Vec::new();
-    if unidic_class.is_some() {
+    if whole.is_some() {
         basis.push(UNIDIC.to_owned());
+    } else if draft.compound_origin.is_some() && loan.is_none() {
+        basis.push(format!("{UNIDIC}-parts"));
     }
     if loan.is_some() {
         basis.push("jmdict".to_owned());
     }
+    let parts = if loan.is_none() {
+        draft.compound_origin
+    } else {
+        None
+    };
+    let class = whole.or(jmdict_class).or(parts)?;
     Some(Etymology {
         class,
         source_language: loan.map(|source| source.language.clone()),
