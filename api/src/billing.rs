@@ -75,6 +75,8 @@ impl Credential {
 pub struct Call {
     pub credential: Credential,
     pub client: IpAddr,
+    /// Recorded on the charge event, so invoices tell REST and MCP calls apart.
+    pub transport: manabi_schemas::events::Transport,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Call {
@@ -88,6 +90,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Call {
         Ok(Call {
             credential: Credential::from_headers(&parts.headers),
             client,
+            transport: manabi_schemas::events::Transport::Rest,
         })
     }
 }

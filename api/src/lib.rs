@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod discovery;
 pub mod docs_page;
 pub mod error;
+pub mod mcp;
 pub mod middleware;
 pub mod openapi;
 pub mod params;

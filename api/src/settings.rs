@@ -84,6 +84,54 @@ impl Default for RequestLimits {
     }
 }
 
+/// The MCP endpoint's guards against DNS rebinding and cross-site calls, and where its
+/// OAuth protected-resource document sends clients to sign in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpSettings {
+    /// `Host` values accepted on `/mcp` (`name` or `name:port`).
+    pub allowed_hosts: Vec<String>,
+    /// Browser `Origin` values accepted on `/mcp` (`scheme://host[:port|:*]`); a request
+    /// without `Origin` (any non-browser agent) always passes.
+    pub allowed_origins: Vec<String>,
+    /// Authorization servers named by `/.well-known/oauth-protected-resource`.
+    pub authorization_servers: Vec<String>,
+}
+
+impl McpSettings {
+    /// Loopback names plus the host of the public base address, so both a local run and
+    /// a public deployment answer; browser origins only from the base address itself.
+    pub fn for_base_url(base_url: &str) -> McpSettings {
+        let mut allowed_hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
+            .iter()
+            .map(|host| (*host).to_owned())
+            .collect();
+        let uri = base_url.parse::<http::Uri>().ok();
+        let host = uri.as_ref().and_then(http::Uri::host);
+        if let Some(host) = host.map(|host| host.trim_matches(['[', ']']).to_owned())
+            && !allowed_hosts.contains(&host)
+        {
+            allowed_hosts.push(host);
+        }
+        McpSettings {
+            allowed_hosts,
+            allowed_origins: uri.as_ref().and_then(origin_of).into_iter().collect(),
+            authorization_servers: vec![base_url.to_owned()],
+        }
+    }
+}
+
+/// `scheme://host:port` of an absolute address, the port spelled out so an origin
+/// check matches exactly that port.
+fn origin_of(uri: &http::Uri) -> Option<String> {
+    let scheme = uri.scheme_str()?;
+    let port = uri.port_u16().or(match scheme {
+        "https" => Some(443),
+        "http" => Some(80),
+        _ => None,
+    })?;
+    Some(format!("{scheme}://{}:{port}", uri.host()?))
+}
+
 /// One pack of prepaid points on sale.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct PackConfig {
@@ -175,12 +223,14 @@ pub struct Settings {
     pub keyless_rate: KeylessRate,
     pub limits: RequestLimits,
     pub credit_packs: Vec<PackConfig>,
+    pub mcp: McpSettings,
 }
 
 impl Settings {
     /// Settings for a server at `base_url` serving `artifact`, everything else default.
     pub fn new(base_url: &str, artifact: PathBuf, data_dir: PathBuf) -> Settings {
         let base_url = base_url.trim_end_matches('/').to_owned();
+        let mcp = McpSettings::for_base_url(&base_url);
         Settings {
             data_dir,
             artifact,
@@ -193,6 +243,7 @@ impl Settings {
             keyless_rate: KeylessRate::default(),
             limits: RequestLimits::default(),
             credit_packs: PackConfig::defaults(),
+            mcp,
         }
     }
 }

@@ -88,6 +88,7 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(middleware::healthz))
         .route("/readyz", get(middleware::readyz))
         .route("/metrics", get(middleware::metrics))
+        .merge(crate::mcp::routes(&state))
         .fallback(middleware::not_found)
         .method_not_allowed_fallback(middleware::method_not_allowed)
         .with_state(state);

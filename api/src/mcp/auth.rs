@@ -1,0 +1,85 @@
+//! The Bearer-key gate in front of `/mcp`, and the OAuth protected-resource document
+//! (RFC 9728) its refusals point to. The gate answers before any JSON-RPC is read, so
+//! an agent without a key learns it from the HTTP status, as MCP's authorization
+//! section asks, and keyless evaluation stays a REST-only offer.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use manabi_schemas::ErrorCode;
+use serde::Serialize;
+
+use crate::answer::json_response;
+use crate::billing::Credential;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Where the protected-resource document is served (RFC 9728 §3).
+pub const PROTECTED_RESOURCE_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// The scope an API key grants on this resource: calling the read-only tools.
+const SCOPE_TOOLS_READ: &str = "tools:read";
+
+/// Refuses a request without a usable key with 401 and a `WWW-Authenticate` challenge
+/// naming the protected-resource document; lets the others through to the transport.
+pub async fn require_key(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let credential = Credential::from_headers(request.headers());
+    if !credential.is_present() {
+        let message = format!(
+            "MCP requires an API key sent as `Authorization: Bearer svc_ak_…`; get one at {} \
+             (keyless evaluation is offered on the REST API only)",
+            state.settings.signup_url
+        );
+        return challenge(
+            &state,
+            ApiError::with_message(ErrorCode::InvalidApiKey, message),
+        );
+    }
+    next.run(request).await
+}
+
+/// A 401 in the error envelope, with the challenge that tells an MCP client where to
+/// find out how to get a credential.
+pub fn challenge(state: &AppState, error: ApiError) -> Response {
+    let mut response = error.into_response();
+    let value = format!(
+        "Bearer resource_metadata=\"{}{PROTECTED_RESOURCE_PATH}\"",
+        state.settings.base_url
+    );
+    if let Ok(value) = HeaderValue::from_str(&value) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// The RFC 9728 metadata of the `/mcp` resource.
+#[derive(Debug, Serialize)]
+struct ProtectedResource<'a> {
+    resource: String,
+    resource_name: &'a str,
+    authorization_servers: &'a [String],
+    bearer_methods_supported: [&'a str; 1],
+    scopes_supported: [&'a str; 1],
+    resource_documentation: String,
+}
+
+/// `GET /.well-known/oauth-protected-resource`.
+pub async fn protected_resource(State(state): State<AppState>) -> Response {
+    let base = &state.settings.base_url;
+    let document = ProtectedResource {
+        resource: format!("{base}{}", super::MCP_PATH),
+        resource_name: "manabi",
+        authorization_servers: &state.settings.mcp.authorization_servers,
+        bearer_methods_supported: ["header"],
+        scopes_supported: [SCOPE_TOOLS_READ],
+        resource_documentation: format!("{base}/docs"),
+    };
+    match serde_json::to_vec(&document) {
+        Ok(body) => json_response(Bytes::from(body)),
+        Err(_) => ApiError::new(ErrorCode::Internal).into_response(),
+    }
+}

@@ -1,0 +1,261 @@
+//! The six tools as an agent sees them in `tools/list`: a description written for
+//! deciding which tool to call, an input schema with exactly the bounds of the REST
+//! parameters (taken from the same typed constants), an output schema taken from the
+//! OpenAPI description of the REST twin, and read-only annotations.
+
+use std::sync::{Arc, LazyLock};
+
+use manabi_schemas::params::{
+    JlptLevel, LearnableId, Locale, RelatedLimit, Render, SearchLimit, SearchQuery,
+};
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
+
+use super::outcome::output_schema;
+
+/// Every tool name, in the order `tools/list` gives them.
+pub const TOOL_NAMES: [&str; 6] = [
+    "search_learnables",
+    "get_learnable",
+    "get_related_learnables",
+    "get_lesson",
+    "get_journey",
+    "list_worlds",
+];
+
+/// Built once: the schemas depend only on the code.
+static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(build_tools);
+
+pub fn tools() -> Vec<Tool> {
+    TOOLS.clone()
+}
+
+pub fn tool(name: &str) -> Option<Tool> {
+    TOOLS.iter().find(|tool| tool.name == name).cloned()
+}
+
+/// One tool: its REST twin's path (for the output schema) and what the agent is told.
+struct Spec {
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    rest_path: &'static str,
+    input: Value,
+}
+
+fn build_tools() -> Vec<Tool> {
+    specs()
+        .into_iter()
+        .map(|spec| {
+            let mut tool = Tool::new(spec.name, spec.description, object(spec.input));
+            tool.title = Some(spec.title.to_owned());
+            tool.output_schema = Some(Arc::new(output_schema(spec.rest_path)));
+            tool.annotations = Some(
+                ToolAnnotations::with_title(spec.title)
+                    .read_only(true)
+                    .destructive(false)
+                    .idempotent(true)
+                    .open_world(false),
+            );
+            tool
+        })
+        .collect()
+}
+
+fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    }
+}
+
+fn id_property(what: &str) -> Value {
+    json!({
+        "type": "string",
+        "description": format!("The {what} id, as returned by another tool (e.g. `kanji-日`)."),
+        "minLength": 1,
+        "maxLength": LearnableId::CHARS_MAX,
+        "pattern": r"^[^\s/\x00-\x1f\x7f-\x9f]+$",
+    })
+}
+
+fn locale_property() -> Value {
+    json!({
+        "type": "string",
+        "description": "Two-letter content locale; `en` (the default) is canonical.",
+        "minLength": 2,
+        "maxLength": 2,
+        "pattern": Locale::PATTERN,
+        "default": "en",
+    })
+}
+
+/// A `limit` argument: `(min, max, default)` from the typed limit of the REST twin.
+fn limit_property(what: &str, (min, max, default): (u8, u8, usize)) -> Value {
+    json!({
+        "type": "integer",
+        "description": format!("How many {what}, at most {max}."),
+        "minimum": min,
+        "maximum": max,
+        "default": default,
+    })
+}
+
+fn input(properties: Value, required: &[&str]) -> Value {
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+fn specs() -> Vec<Spec> {
+    vec![
+        Spec {
+            name: "search_learnables",
+            title: "Search Japanese learnables",
+            description: "Find kanji, vocabulary, grammar points, kana, radicals and Japanese \
+                history entries by Japanese text (kanji, kana or romaji) or an English meaning. \
+                Use this first when you have a word or idea but no id. Results are ranked \
+                summaries (id, type, label, reading, meaning, JLPT level); pass an id to \
+                get_learnable for the full entry. Filter by `type` and `jlpt_level` (5 = N5 \
+                beginner .. 1 = N1 advanced). Costs 5 points.",
+            rest_path: "/api/v1/learnables",
+            input: input(
+                json!({
+                    "query": {
+                        "type": "string",
+                        "description": "Japanese (kanji, kana, romaji) or English text to look for.",
+                        "minLength": 1,
+                        "maxLength": SearchQuery::CHARS_MAX,
+                        "pattern": r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$",
+                    },
+                    "type": {
+                        "type": "string",
+                        "description": "Only entries of this type.",
+                        "enum": ["kanji", "vocabulary", "grammar", "character", "radical"],
+                    },
+                    "jlpt_level": {
+                        "type": "integer",
+                        "description": "Only entries of this JLPT level (5 = N5 beginner .. 1 = N1 advanced).",
+                        "minimum": JlptLevel::MIN,
+                        "maximum": JlptLevel::MAX,
+                    },
+                    "limit": limit_property(
+                        "results",
+                        (SearchLimit::MIN, SearchLimit::MAX, SearchLimit::DEFAULT.get()),
+                    ),
+                }),
+                &["query"],
+            ),
+        },
+        Spec {
+            name: "get_learnable",
+            title: "Get one learnable",
+            description: "The full entry for one id: readings, meanings, JLPT level, examples, \
+                stroke and component data where they apply, and the cited sources. Use it \
+                after search_learnables or get_related_learnables gave you an id. Costs 1 \
+                point.",
+            rest_path: "/api/v1/learnables/{id}",
+            input: input(
+                json!({ "id": id_property("learnable"), "locale": locale_property() }),
+                &["id"],
+            ),
+        },
+        Spec {
+            name: "get_related_learnables",
+            title: "Get related learnables",
+            description: "Summaries of the entries linked to one id, each with the kind of \
+                relationship (component kanji, words using a kanji, related grammar, people \
+                and events of an era …) and its basis. Use it to widen a study set or explain \
+                connections. Costs 1 point.",
+            rest_path: "/api/v1/learnables/{id}/related",
+            input: input(
+                json!({ "id": id_property("learnable"), "limit": limit_property(
+                        "related entries",
+                        (RelatedLimit::MIN, RelatedLimit::MAX, RelatedLimit::DEFAULT.get()),
+                    ) }),
+                &["id"],
+            ),
+        },
+        Spec {
+            name: "get_lesson",
+            title: "Get one lesson",
+            description: "One lesson: its text, the learnables it teaches and its questions. \
+                Lesson text links entries as `[[learnable-id|text]]`; `render` keeps that \
+                markup (`raw`), replaces it by its text (`plain`) or turns it into Markdown \
+                links with a map of labels (`resolved`, best for showing to a person). Lesson \
+                ids come from get_journey and list_worlds. Costs 1 point.",
+            rest_path: "/api/v1/lessons/{id}",
+            input: input(
+                json!({
+                    "id": id_property("lesson"),
+                    "render": {
+                        "type": "string",
+                        "description": "How `[[learnable-id|text]]` link markup is returned.",
+                        "enum": Render::NAMES,
+                        "default": "raw",
+                    },
+                    "locale": locale_property(),
+                }),
+                &["id"],
+            ),
+        },
+        Spec {
+            name: "get_journey",
+            title: "Get one journey",
+            description: "One journey: a graph of lessons with branches and outcomes, for \
+                planning what a learner studies next. Journey ids come from list_worlds. \
+                Costs 1 point.",
+            rest_path: "/api/v1/journeys/{id}",
+            input: input(json!({ "id": id_property("journey") }), &["id"]),
+        },
+        Spec {
+            name: "list_worlds",
+            title: "List themed worlds",
+            description: "Every themed world (a setting that groups journeys and lessons), \
+                with the ids of its journeys. The starting point when a learner wants a \
+                guided path rather than a single entry. Takes no arguments. Costs 1 point.",
+            rest_path: "/api/v1/worlds",
+            input: input(json!({}), &[]),
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn six_read_only_tools_with_schemas() {
+        let tools = tools();
+        let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+        assert_eq!(names, TOOL_NAMES);
+        for tool in &tools {
+            let annotations = tool.annotations.as_ref().unwrap();
+            assert_eq!(annotations.read_only_hint, Some(true));
+            assert_eq!(annotations.open_world_hint, Some(false));
+            assert_eq!(annotations.idempotent_hint, Some(true));
+            assert_eq!(tool.input_schema["type"], "object");
+            let output = tool.output_schema.as_ref().unwrap();
+            assert_eq!(output["type"], "object", "{}", tool.name);
+        }
+    }
+
+    #[test]
+    fn bounds_match_the_rest_parameters() {
+        let search = tool("search_learnables").unwrap();
+        let properties = &search.input_schema["properties"];
+        assert_eq!(properties["limit"]["maximum"], 20);
+        assert_eq!(properties["limit"]["minimum"], 1);
+        assert_eq!(properties["jlpt_level"]["maximum"], 5);
+        assert_eq!(properties["query"]["maxLength"], 100);
+        assert_eq!(search.input_schema["required"], json!(["query"]));
+        let lesson = tool("get_lesson").unwrap();
+        assert_eq!(
+            lesson.input_schema["properties"]["render"]["enum"],
+            json!(["raw", "plain", "resolved"])
+        );
+    }
+}

@@ -1,0 +1,115 @@
+//! The MCP server handler: `initialize`, `ping`, `tools/list` and `tools/call`. A tool
+//! call is parsed, then handed to the billing seam exactly like a REST request, with
+//! the credential and client address of the HTTP request that carried it.
+
+use std::borrow::Cow;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use axum::extract::ConnectInfo;
+use manabi_schemas::ErrorCode;
+use manabi_schemas::events::Transport;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use super::arguments::ToolCall;
+use super::catalogue;
+use super::outcome::{refusal, tool_result};
+use crate::billing::{Call, Credential, serve_call};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The revisions served: those with tool output schemas and structured results.
+const PROTOCOL_VERSIONS: [ProtocolVersion; 3] = [
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
+
+const INSTRUCTIONS: &str = "manabi serves a curated, JLPT-graded Japanese learning dataset: \
+    kanji, vocabulary, grammar, kana, radicals, Japanese history, lessons, journeys and worlds, \
+    every entry with its cited sources. Start with search_learnables (5 points) to find ids, \
+    then get_learnable or get_related_learnables (1 point each). For guided study: \
+    list_worlds, get_journey, get_lesson. Every successful call is billed in prepaid yen \
+    points and its result carries a `billing` object; a refusal (isError) carries `code`, \
+    `message` and, when points are short, `required`, `balance` and `top_up_url`.";
+
+/// One handler per request (the transport is stateless); it only holds the shared state.
+#[derive(Clone)]
+pub struct ManabiTools {
+    state: AppState,
+}
+
+impl ManabiTools {
+    pub fn new(state: AppState) -> ManabiTools {
+        ManabiTools { state }
+    }
+}
+
+impl ServerHandler for ManabiTools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("manabi", env!("CARGO_PKG_VERSION")).with_title("manabi"),
+            )
+            .with_instructions(INSTRUCTIONS)
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(&PROTOCOL_VERSIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(catalogue::tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        catalogue::tool(name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let call = ToolCall::parse(&request.name, request.arguments)?;
+        let Some(billed) = billed_call(&context) else {
+            // The HTTP gate already refuses keyless requests; this keeps a tool from ever
+            // serving the keyless sample should the handler be reached another way.
+            return Ok(refusal(&ApiError::new(ErrorCode::InvalidApiKey)).into());
+        };
+        let state = &self.state;
+        let outcome = serve_call(state, billed, call.price(), |caller| {
+            call.read(state, caller)
+        })
+        .await;
+        Ok(tool_result(outcome).into())
+    }
+}
+
+/// The credential and client address of the HTTP request carrying this call, which the
+/// transport puts in the request context; `None` without a key.
+fn billed_call(context: &RequestContext<RoleServer>) -> Option<Call> {
+    let parts = context.extensions.get::<axum::http::request::Parts>()?;
+    let credential = Credential::from_headers(&parts.headers);
+    if !credential.is_present() {
+        return None;
+    }
+    let client = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
+    Some(Call {
+        credential,
+        client,
+        transport: Transport::Mcp,
+    })
+}
