@@ -23,12 +23,17 @@ pub enum Tier {
     ExactForm = 0,
     /// A reading or romaji spelling equals the query.
     ExactReading = 1,
-    /// An English meaning word equals the query.
-    ExactMeaning = 2,
+    /// One of the entry's main meanings (a `;`-separated phrase of its summary meaning,
+    /// without a leading "to ") equals the whole query: `eat` → 食べる "to eat".
+    ExactMeaningPhrase = 2,
+    /// A word of the main meaning equals the query: `coffee` → 喫茶店 "coffee shop".
+    ExactMeaning = 3,
+    /// A word of any other gloss equals the query (or a word of another name).
+    ExactGlossWord = 4,
     /// A term starts with the query.
-    Prefix = 3,
+    Prefix = 5,
     /// A term is within a small edit distance of the query.
-    Typo = 4,
+    Typo = 6,
 }
 
 /// Which part of the surface a term came from.
@@ -37,6 +42,11 @@ enum Field {
     Form,
     Reading,
     Romaji,
+    /// A whole main-meaning phrase (`eat`, `to eat`).
+    MeaningPhrase,
+    /// A word of the main meaning.
+    PrimaryWord,
+    /// A word of any gloss.
     Meaning,
     Alias,
     /// One word of a multi-word alias (`nobunaga` of `oda nobunaga`).
@@ -48,7 +58,9 @@ impl Field {
         match self {
             Field::Form | Field::Alias => Tier::ExactForm,
             Field::Reading | Field::Romaji => Tier::ExactReading,
-            Field::Meaning | Field::AliasWord => Tier::ExactMeaning,
+            Field::MeaningPhrase => Tier::ExactMeaningPhrase,
+            Field::PrimaryWord => Tier::ExactMeaning,
+            Field::Meaning | Field::AliasWord => Tier::ExactGlossWord,
         }
     }
 }
@@ -142,7 +154,7 @@ impl EmbeddedIndex {
         let mut docs = Vec::new();
         for (position, entry) in entries.into_iter().enumerate() {
             let doc = u32::try_from(position).map_err(|_| IndexError::TooManyEntries)?;
-            for (term, field) in terms_of(entry.surface) {
+            for (term, field) in terms_of(entry.surface, entry.summary.meaning.as_deref()) {
                 let postings = dictionary.entry(term).or_default();
                 // A term repeated in one entry keeps its best field only.
                 match postings.last_mut() {
@@ -377,8 +389,25 @@ fn doc_of(entry: IndexEntry<'_>) -> Doc {
     }
 }
 
-/// Every (term, field) of a surface, normalised the way queries are.
-fn terms_of(surface: &Surface) -> Vec<(String, Field)> {
+/// A meaning phrase without its parenthesised notes: `student (esp. a university
+/// student)` is the phrase `student`.
+fn without_notes(phrase: &str) -> String {
+    let mut out = String::with_capacity(phrase.len());
+    let mut depth = 0usize;
+    for c in phrase.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Every (term, field) of a surface and of the main meaning, normalised the way queries
+/// are.
+fn terms_of(surface: &Surface, main_meaning: Option<&str>) -> Vec<(String, Field)> {
     let mut terms = Vec::new();
     let mut push = |text: &str, field: Field| {
         let term = normalize_term(text);
@@ -394,6 +423,21 @@ fn terms_of(surface: &Surface) -> Vec<(String, Field)> {
     }
     for romaji in &surface.romaji {
         push(romaji, Field::Romaji);
+    }
+    for phrase in main_meaning
+        .into_iter()
+        .flat_map(|meaning| meaning.split(';'))
+    {
+        let phrase = without_notes(phrase).to_lowercase();
+        let bare = phrase.strip_prefix("to ").unwrap_or(&phrase).to_owned();
+        for word in words(&bare) {
+            push(
+                word.trim_matches(|c: char| !c.is_alphanumeric()),
+                Field::PrimaryWord,
+            );
+        }
+        push(&phrase, Field::MeaningPhrase);
+        push(&bare, Field::MeaningPhrase);
     }
     for meaning in &surface.meanings {
         push(meaning, Field::Meaning);
@@ -503,6 +547,30 @@ mod tests {
         assert!(search(&index, "foood").contains(&1));
         assert!(search(&index, "fodo").contains(&1));
         assert!(search(&index, "xyzzy").is_empty());
+    }
+
+    #[test]
+    fn the_main_meaning_outranks_a_word_deep_in_the_glosses() {
+        let mut take = summary("toru", LearnableType::Vocabulary, Some(5), true);
+        take.meaning = Some("to take; to pick up".to_owned());
+        let mut eat = summary("taberu", LearnableType::Vocabulary, Some(5), true);
+        eat.meaning = Some("to eat".to_owned());
+        let mut cafe = summary("kissaten", LearnableType::Vocabulary, Some(5), true);
+        cafe.meaning = Some("coffee shop; tearoom".to_owned());
+        let mut coffee = summary("koohii", LearnableType::Vocabulary, Some(5), true);
+        coffee.meaning = Some("coffee".to_owned());
+        let mut toru = surface(&["取る"], &["とる"], &["to", "take", "eat", "coffee"]);
+        toru.frequency = Some(1);
+        let surfaces = vec![
+            toru,
+            surface(&["食べる"], &["たべる"], &["to", "eat"]),
+            surface(&["喫茶店"], &["きっさてん"], &["coffee", "shop", "tearoom"]),
+            surface(&["コーヒー"], &["こーひー"], &["coffee"]),
+        ];
+        let index = index_of(&[take, eat, cafe, coffee], &surfaces);
+        assert_eq!(search(&index, "eat"), vec![1, 0]);
+        assert_eq!(search(&index, "to eat")[0], 1);
+        assert_eq!(search(&index, "coffee"), vec![3, 2, 0]);
     }
 
     #[test]

@@ -27,8 +27,9 @@ impl Drop for TestApp {
     }
 }
 
-/// How long a test waits for the server to load the fixture.
-const READY_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long a test waits for the server to load its artifact (the full dataset takes a
+/// few seconds in a debug build on a busy machine).
+const READY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A server on the fixture artifact, keyless limit off, ready to answer.
 pub async fn spawn_app() -> TestApp {
@@ -37,23 +38,49 @@ pub async fn spawn_app() -> TestApp {
 
 /// A server with extra `MANABI_*` variables, ready to answer.
 pub async fn spawn_app_with(env: &[(&str, &str)]) -> TestApp {
-    let app = start(env, None);
+    let app = start(env, Artifact::Fixture);
     app.wait_ready().await;
     app
 }
 
 /// A server whose artifact is the given bytes (not waited on: it may never be ready).
 pub fn spawn_app_with_artifact_bytes(bytes: &[u8]) -> TestApp {
-    start(&[], Some(bytes))
+    start(&[], Artifact::Bytes(bytes))
 }
 
-fn start(env: &[(&str, &str)], artifact_bytes: Option<&[u8]>) -> TestApp {
+/// The committed dataset artifact, if the dataset pipeline has produced one.
+pub fn committed_artifact() -> Option<PathBuf> {
+    let path = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../data/manabi-dataset.jsonl.zst"
+    ));
+    path.is_file().then_some(path)
+}
+
+/// A server on the committed artifact, keyless limit off, ready to answer.
+pub async fn spawn_app_on_committed_artifact(path: PathBuf) -> TestApp {
+    let app = start(
+        &[("MANABI_KEYLESS_RATE_PER_SEC", "0")],
+        Artifact::Path(path),
+    );
+    app.wait_ready().await;
+    app
+}
+
+enum Artifact<'a> {
+    Fixture,
+    Bytes(&'a [u8]),
+    Path(PathBuf),
+}
+
+fn start(env: &[(&str, &str)], source: Artifact<'_>) -> TestApp {
     let dir = std::env::temp_dir().join(format!("manabi-http-{}", uuid::Uuid::now_v7()));
     std::fs::create_dir_all(&dir).expect("create test dir");
-    let artifact = dir.join("artifact.jsonl.zst");
-    match artifact_bytes {
-        Some(bytes) => std::fs::write(&artifact, bytes).expect("write artifact"),
-        None => fixture::write_artifact(&artifact),
+    let mut artifact = dir.join("artifact.jsonl.zst");
+    match source {
+        Artifact::Bytes(bytes) => std::fs::write(&artifact, bytes).expect("write artifact"),
+        Artifact::Fixture => fixture::write_artifact(&artifact),
+        Artifact::Path(path) => artifact = path,
     }
     let mut command = Command::new(env!("CARGO_BIN_EXE_manabi"));
     command
