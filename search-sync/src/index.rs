@@ -195,14 +195,15 @@ impl EmbeddedIndex {
     }
 
     /// Ranks every matching entry and returns the best `limit` of them.
+    ///
+    /// Typo-tolerant lookups (building a Levenshtein automaton is the costliest step of
+    /// a search) run only when exact and prefix matches do not fill the page, so
+    /// `total_candidates` counts typo matches only in that case.
     pub fn search(&self, request: &SearchRequest<'_>) -> SearchHits {
-        let tiers = self.match_query(request.query);
-        let mut candidates: Vec<(RankKey, usize)> = tiers
-            .iter()
-            .enumerate()
-            .filter(|(doc, tier)| **tier != NO_MATCH && self.passes(*doc, request))
-            .map(|(doc, tier)| (self.rank_key(doc, *tier), doc))
-            .collect();
+        let mut candidates = self.candidates(request, false);
+        if candidates.len() < request.limit {
+            candidates = self.candidates(request, true);
+        }
         let total_candidates = candidates.len();
         let limit = request.limit.min(total_candidates);
         if limit > 0 && limit < candidates.len() {
@@ -216,16 +217,27 @@ impl EmbeddedIndex {
         }
     }
 
+    /// Every entry that matches and passes the filters, with its sort key.
+    fn candidates(&self, request: &SearchRequest<'_>, typos: bool) -> Vec<(RankKey, usize)> {
+        let tiers = self.match_query(request.query, typos);
+        tiers
+            .iter()
+            .enumerate()
+            .filter(|(doc, tier)| **tier != NO_MATCH && self.passes(*doc, request))
+            .map(|(doc, tier)| (self.rank_key(doc, *tier), doc))
+            .collect()
+    }
+
     /// The best tier of every entry for the whole query: the whole text as one term, or
     /// (for several words) every word matching, at the tier of its weakest word.
-    fn match_query(&self, query: &str) -> Vec<u8> {
+    fn match_query(&self, query: &str, typos: bool) -> Vec<u8> {
         let mut best = vec![NO_MATCH; self.docs.len()];
         let words = words(query);
         if words.len() > 1 {
             self.exact_into(&normalize_term(query), Tier::ExactForm, &mut best);
-            let mut all = self.match_word(&words[0]);
+            let mut all = self.match_word(&words[0], typos);
             for word in &words[1..] {
-                let next = self.match_word(word);
+                let next = self.match_word(word, typos);
                 for (tier, other) in all.iter_mut().zip(next) {
                     *tier = if *tier == NO_MATCH || other == NO_MATCH {
                         NO_MATCH
@@ -238,13 +250,13 @@ impl EmbeddedIndex {
                 *tier = (*tier).min(word_tier);
             }
         } else if let Some(word) = words.first() {
-            best = self.match_word(word);
+            best = self.match_word(word, typos);
         }
         best
     }
 
     /// The best tier of every entry for one word.
-    fn match_word(&self, word: &str) -> Vec<u8> {
+    fn match_word(&self, word: &str, typos: bool) -> Vec<u8> {
         let mut best = vec![NO_MATCH; self.docs.len()];
         let keys = QueryKeys::of(word);
         self.exact_into(&keys.text, Tier::ExactForm, &mut best);
@@ -258,6 +270,9 @@ impl EmbeddedIndex {
         }
         if let Some(kana) = &keys.kana {
             self.prefix_into(kana, &mut best);
+        }
+        if !typos {
+            return best;
         }
         let text_distance = typo_distance(&keys.text, latin);
         self.typo_into(&keys.text, text_distance, &mut best);
