@@ -14,6 +14,7 @@ pub mod history;
 pub mod ids;
 pub mod kanji;
 pub mod kanjivg;
+pub mod lessons;
 pub mod pins;
 pub mod radicals;
 pub mod stats;

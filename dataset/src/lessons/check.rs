@@ -1,0 +1,272 @@
+//! Checks of the teaching layer, run by `dataset verify` on the artifact and by the tests
+//! on built content: links and references resolve, each question has exactly one correct
+//! choice, journeys are acyclic and complete.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use manabi_schemas::lesson::{Journey, Lesson, World};
+use manabi_schemas::markup;
+
+use crate::artifact::Artifact;
+
+/// Every `[[id|…]]` of a lesson's strings that names no entry.
+fn unresolved_links(strings: &[&str], exists: &dyn Fn(&str) -> bool) -> Vec<String> {
+    strings
+        .iter()
+        .flat_map(|text| markup::links(text))
+        .filter(|link| !exists(link.id))
+        .map(|link| link.id.to_string())
+        .collect()
+}
+
+/// Problems of one lesson.
+pub fn lesson(lesson: &Lesson, exists: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let id = &lesson.id;
+    let mut problems = Vec::new();
+    let mut strings: Vec<&str> = vec![&lesson.body_markdown, &lesson.title];
+    for question in &lesson.questions {
+        strings.extend([question.prompt.as_str(), question.explanation.as_str()]);
+        let correct = question.correct_choices();
+        if correct != 1 {
+            problems.push(format!(
+                "lesson {id} {}: {correct} choices equal the answer, not 1",
+                question.id
+            ));
+        }
+        if !exists(&question.learnable) {
+            problems.push(format!(
+                "lesson {id} {}: {} does not exist",
+                question.id, question.learnable
+            ));
+        }
+    }
+    for missing in unresolved_links(&strings, exists) {
+        problems.push(format!("lesson {id}: link to {missing} does not resolve"));
+    }
+    for reference in lesson.learnables.iter().filter(|r| !exists(r)) {
+        problems.push(format!("lesson {id}: learnable {reference} does not exist"));
+    }
+    if !(1..=5).contains(&lesson.jlpt_level) {
+        problems.push(format!(
+            "lesson {id}: JLPT level {} is not 1..5",
+            lesson.jlpt_level
+        ));
+    }
+    problems
+}
+
+/// The lessons reachable from `from` along `edges`.
+fn reachable<'a>(from: &'a str, next: &BTreeMap<&'a str, Vec<&'a str>>) -> BTreeSet<&'a str> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![from];
+    while let Some(node) = stack.pop() {
+        if seen.insert(node) {
+            stack.extend(next.get(node).into_iter().flatten().copied());
+        }
+    }
+    seen
+}
+
+/// True when the edges contain a cycle (Kahn's algorithm leaves nodes unvisited).
+fn has_cycle(nodes: &BTreeSet<&str>, edges: &[(&str, &str)]) -> bool {
+    let mut incoming: BTreeMap<&str, usize> = nodes.iter().map(|n| (*n, 0)).collect();
+    for (_, to) in edges {
+        *incoming.entry(to).or_insert(0) += 1;
+    }
+    let mut ready: Vec<&str> = incoming
+        .iter()
+        .filter(|(_, n)| **n == 0)
+        .map(|(id, _)| *id)
+        .collect();
+    let mut visited = 0;
+    while let Some(node) = ready.pop() {
+        visited += 1;
+        for (_, to) in edges.iter().filter(|(from, _)| *from == node) {
+            if let Some(count) = incoming.get_mut(to) {
+                *count -= 1;
+                if *count == 0 {
+                    ready.push(to);
+                }
+            }
+        }
+    }
+    visited < incoming.len()
+}
+
+/// Problems of one journey's graph: edges and branches stay inside the journey, no
+/// cycle, every lesson reachable from the start, every end and every branch option
+/// reaching an outcome.
+pub fn journey(journey: &Journey) -> Vec<String> {
+    let id = &journey.id;
+    let mut problems = Vec::new();
+    let nodes: BTreeSet<&str> = journey.nodes.iter().map(String::as_str).collect();
+    let edges: Vec<(&str, &str)> = journey
+        .edges
+        .iter()
+        .map(|e| (e.from.as_str(), e.to.as_str()))
+        .collect();
+    for (from, to) in &edges {
+        if !nodes.contains(from) || !nodes.contains(to) {
+            problems.push(format!(
+                "journey {id}: edge {from} → {to} leaves the journey"
+            ));
+        }
+    }
+    if has_cycle(&nodes, &edges) {
+        problems.push(format!("journey {id}: the lesson graph has a cycle"));
+        return problems;
+    }
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (from, to) in &edges {
+        next.entry(from).or_default().push(to);
+    }
+    let from_start = reachable(&journey.start, &next);
+    for node in nodes.iter().filter(|n| !from_start.contains(*n)) {
+        problems.push(format!(
+            "journey {id}: {node} cannot be reached from the start"
+        ));
+    }
+    let ends: BTreeSet<&str> = journey.outcomes.iter().map(|o| o.after.as_str()).collect();
+    for node in nodes
+        .iter()
+        .filter(|n| !next.contains_key(*n) && !ends.contains(*n))
+    {
+        problems.push(format!(
+            "journey {id}: path ending at {node} has no outcome"
+        ));
+    }
+    for point in &journey.branch_points {
+        if !nodes.contains(point.after.as_str()) {
+            problems.push(format!(
+                "journey {id}: branch after {} is not in the journey",
+                point.after
+            ));
+        }
+        for option in &point.options {
+            let reaches = reachable(&option.lesson, &next);
+            if !reaches.iter().any(|n| ends.contains(n)) || !nodes.contains(option.lesson.as_str())
+            {
+                problems.push(format!(
+                    "journey {id}: the {} branch does not reach an outcome",
+                    option.track
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// Problems across all documents: every lesson in a journey and in a known world, every
+/// journey's lessons existing, prerequisites existing.
+pub fn all(
+    lessons: &[Lesson],
+    journeys: &[Journey],
+    worlds: &[World],
+    exists: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let lesson_ids: BTreeSet<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
+    let world_ids: BTreeSet<&str> = worlds.iter().map(|w| w.id.as_str()).collect();
+    let in_journeys: BTreeSet<&str> = journeys
+        .iter()
+        .flat_map(|j| &j.nodes)
+        .map(String::as_str)
+        .collect();
+    for lesson in lessons {
+        problems.extend(self::lesson(lesson, exists));
+        if !in_journeys.contains(lesson.id.as_str()) {
+            problems.push(format!("lesson {}: in no journey", lesson.id));
+        }
+        if !world_ids.contains(lesson.world.as_str()) {
+            problems.push(format!(
+                "lesson {}: world {} does not exist",
+                lesson.id, lesson.world
+            ));
+        }
+        for prerequisite in lesson
+            .prerequisites
+            .iter()
+            .filter(|p| !lesson_ids.contains(p.as_str()))
+        {
+            problems.push(format!(
+                "lesson {}: prerequisite {prerequisite} does not exist",
+                lesson.id
+            ));
+        }
+    }
+    for journey in journeys {
+        problems.extend(self::journey(journey));
+        for node in journey
+            .nodes
+            .iter()
+            .filter(|n| !lesson_ids.contains(n.as_str()))
+        {
+            problems.push(format!(
+                "journey {}: lesson {node} does not exist",
+                journey.id
+            ));
+        }
+    }
+    for world in worlds {
+        for missing in unresolved_links(&[&world.introduction], exists) {
+            problems.push(format!(
+                "world {}: link to {missing} does not resolve",
+                world.id
+            ));
+        }
+    }
+    problems
+}
+
+fn parse_all<T: serde::de::DeserializeOwned>(
+    kind: &str,
+    docs: &[crate::artifact::RawDoc],
+    problems: &mut Vec<String>,
+) -> Vec<T> {
+    docs.iter()
+        .filter_map(|doc| match serde_json::from_str(&doc.json) {
+            Ok(parsed) => Some(parsed),
+            Err(error) => {
+                problems.push(format!("{kind} {}: not a {kind} document: {error}", doc.id));
+                None
+            }
+        })
+        .collect()
+}
+
+/// Every teaching-layer problem of an artifact.
+pub fn artifact(artifact: &Artifact) -> Vec<String> {
+    let mut problems = Vec::new();
+    let lessons: Vec<Lesson> = parse_all("lesson", &artifact.lessons, &mut problems);
+    let journeys: Vec<Journey> = parse_all("journey", &artifact.journeys, &mut problems);
+    let worlds: Vec<World> = parse_all("world", &artifact.worlds, &mut problems);
+    let ids: BTreeSet<&str> = artifact
+        .learnables
+        .iter()
+        .map(|l| l.summary.id.as_str())
+        .collect();
+    problems.extend(all(&lessons, &journeys, &worlds, &|id| ids.contains(id)));
+    let sample: BTreeSet<&str> = artifact
+        .lessons
+        .iter()
+        .filter(|l| l.sample)
+        .map(|l| l.id.as_str())
+        .collect();
+    let sample_journeys = journeys
+        .iter()
+        .zip(&artifact.journeys)
+        .filter(|(_, raw)| raw.sample);
+    for (journey, _) in sample_journeys {
+        for node in journey
+            .nodes
+            .iter()
+            .filter(|n| !sample.contains(n.as_str()))
+        {
+            problems.push(format!(
+                "journey {} is in the sample but lesson {node} is not",
+                journey.id
+            ));
+        }
+    }
+    problems
+}

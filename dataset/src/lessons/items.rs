@@ -1,0 +1,215 @@
+//! Read-only views of the learnables a lesson teaches: the word, reading and meaning a
+//! learner sees, and the level and track the builder files each entry under.
+
+use std::collections::BTreeMap;
+
+use manabi_schemas::history::{AliasScript, HistoryDetail};
+use manabi_schemas::{Learnable, LearnableBody, LearnableType};
+
+/// The level given to kana lessons: they come before everything else.
+pub const KANA_LEVEL: u8 = 5;
+/// The level given to radical lessons: radicals help once kanji learning starts.
+pub const RADICAL_LEVEL: u8 = 4;
+
+/// The two ways a world's lessons split at a branch point. The reading track gathers
+/// entries met mostly in print; the conversation track those used in speech.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Track {
+    Reading,
+    Conversation,
+}
+
+impl Track {
+    pub const ALL: [Track; 2] = [Track::Reading, Track::Conversation];
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            Track::Reading => "reading",
+            Track::Conversation => "conversation",
+        }
+    }
+}
+
+/// The English meaning a learner is shown: the first gloss group of the entry.
+pub fn meaning(learnable: &Learnable) -> String {
+    if let LearnableBody::History(detail) = &learnable.body {
+        return detail.canonical_name.clone();
+    }
+    let text = learnable.meaning.clone().unwrap_or_default();
+    let first: Vec<&str> = text.split("; ").take(2).collect();
+    first.join("; ")
+}
+
+/// The written form a lesson shows.
+pub fn label(learnable: &Learnable) -> String {
+    if let LearnableBody::History(detail) = &learnable.body {
+        return history_kanji(detail).unwrap_or_else(|| detail.canonical_name.clone());
+    }
+    learnable
+        .label
+        .clone()
+        .or_else(|| learnable.pattern.clone())
+        .unwrap_or_else(|| learnable.id.clone())
+}
+
+/// The first kana reading of a word, kanji or history entity.
+pub fn reading(learnable: &Learnable) -> Option<String> {
+    match &learnable.body {
+        LearnableBody::Vocabulary(detail) => detail.readings.first().map(|r| r.text.clone()),
+        LearnableBody::Kanji(detail) => {
+            let on = detail.readings.on.first();
+            on.or(detail.readings.kun.first()).cloned()
+        }
+        LearnableBody::History(detail) => alias(detail, AliasScript::Kana),
+        LearnableBody::Radical(detail) => detail.names.first().cloned(),
+        LearnableBody::Character(detail) => Some(detail.romaji.clone()),
+        LearnableBody::Grammar(_) => None,
+    }
+}
+
+fn alias(detail: &HistoryDetail, script: AliasScript) -> Option<String> {
+    let found = detail.aliases.iter().find(|a| a.script == script);
+    found.map(|a| a.text.clone())
+}
+
+/// The kanji name of a history entity, when it has one.
+pub fn history_kanji(detail: &HistoryDetail) -> Option<String> {
+    alias(detail, AliasScript::Kanji)
+}
+
+/// The year a history entity starts, from its timespan (`-0660` → -660).
+pub fn start_year(detail: &HistoryDetail) -> Option<i32> {
+    let value = &detail.timespan.as_ref()?.start.as_ref()?.value;
+    let (sign, digits) = match value.strip_prefix('-') {
+        Some(rest) => (-1, rest),
+        None => (1, value.as_str()),
+    };
+    let year = digits.split('-').next()?;
+    year.parse::<i32>().ok().map(|y| sign * y)
+}
+
+/// The years of a history entity as text, e.g. `1543–1616`.
+pub fn years(detail: &HistoryDetail) -> String {
+    let Some(span) = &detail.timespan else {
+        return String::new();
+    };
+    let year = |date: &Option<manabi_schemas::history::HistoricalDate>| {
+        date.as_ref()
+            .map(|d| d.value.split('-').next().unwrap_or_default().to_string())
+    };
+    match (year(&span.start), year(&span.end)) {
+        (Some(start), Some(end)) if start == end => start,
+        (Some(start), Some(end)) => format!("{start}–{end}"),
+        (Some(start), None) => format!("from {start}"),
+        (None, Some(end)) => format!("until {end}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// The JLPT level of every JLPT kanji, for grading history names by their characters.
+pub fn kanji_levels<'a>(learnables: impl Iterator<Item = &'a Learnable>) -> BTreeMap<char, u8> {
+    let mut levels = BTreeMap::new();
+    for learnable in learnables {
+        if let (LearnableBody::Kanji(detail), Some(level)) = (&learnable.body, learnable.jlpt_level)
+        {
+            if let Some(literal) = detail.literal.chars().next() {
+                levels.insert(literal, level);
+            }
+        }
+    }
+    levels
+}
+
+/// The level a lesson files an entry under; `None` leaves it out of lessons. History
+/// entities take the level of the hardest kanji of their name (N1 for kanji outside the
+/// JLPT lists), since reading the name is what a language learner has to master.
+pub fn level(learnable: &Learnable, kanji: &BTreeMap<char, u8>) -> Option<u8> {
+    match &learnable.body {
+        LearnableBody::Character(_) => Some(KANA_LEVEL),
+        LearnableBody::Radical(_) => Some(RADICAL_LEVEL),
+        LearnableBody::History(detail) => {
+            let name = history_kanji(detail)?;
+            let levels = name
+                .chars()
+                .filter(|c| is_kanji(*c))
+                .map(|c| kanji.get(&c).copied().unwrap_or(1));
+            Some(levels.min().unwrap_or(5))
+        }
+        _ => learnable.jlpt_level.filter(|level| (1..=5).contains(level)),
+    }
+}
+
+pub fn is_kanji(c: char) -> bool {
+    ('\u{4e00}'..='\u{9fff}').contains(&c) || ('\u{3400}'..='\u{4dbf}').contains(&c) || c == '々'
+}
+
+/// The track an entry belongs to (see [`Track`]).
+pub fn track(learnable: &Learnable) -> Track {
+    let has_tag = |tag: &str| learnable.tags.iter().any(|t| t == tag);
+    let conversation = match &learnable.body {
+        LearnableBody::Vocabulary(_) => !has_tag("noun"),
+        LearnableBody::Kanji(detail) => detail.grade.is_some_and(|g| g <= 6),
+        LearnableBody::Grammar(detail) => {
+            use manabi_schemas::grammar::Register;
+            matches!(
+                detail.register,
+                Register::Casual | Register::Neutral | Register::Polite
+            )
+        }
+        LearnableBody::Character(detail) => detail.script == "hiragana",
+        LearnableBody::Radical(detail) => detail.stroke_count <= 4,
+        LearnableBody::History(_) => learnable.kind == LearnableType::Person,
+    };
+    if conversation {
+        Track::Conversation
+    } else {
+        Track::Reading
+    }
+}
+
+/// What a track is called in a world of this kind of entry.
+pub fn track_name(kind: LearnableType, track: Track) -> &'static str {
+    match (kind, track) {
+        (LearnableType::Vocabulary, Track::Reading) => "things and ideas (nouns)",
+        (LearnableType::Vocabulary, Track::Conversation) => "actions and descriptions",
+        (LearnableType::Kanji, Track::Reading) => "general-use kanji",
+        (LearnableType::Kanji, Track::Conversation) => "school kanji",
+        (LearnableType::Grammar, Track::Reading) => "written and formal patterns",
+        (LearnableType::Grammar, Track::Conversation) => "spoken patterns",
+        (LearnableType::Character, Track::Reading) => "katakana",
+        (LearnableType::Character, Track::Conversation) => "hiragana",
+        (LearnableType::Radical, Track::Reading) => "larger radicals",
+        (LearnableType::Radical, Track::Conversation) => "simple radicals",
+        (_, Track::Reading) => "eras, events and places",
+        (_, Track::Conversation) => "people",
+    }
+}
+
+/// The key whose entries make plausible distractors for each other: same type, same
+/// level, and for words the same broad part of speech.
+pub fn pool_key(learnable: &Learnable, level: u8) -> String {
+    let group = match &learnable.body {
+        LearnableBody::Vocabulary(_) => {
+            let tags = ["verb", "i-adjective", "na-adjective", "adverb", "noun"];
+            let found = tags.iter().find(|t| learnable.tags.iter().any(|x| x == *t));
+            found.copied().unwrap_or("other").to_string()
+        }
+        LearnableBody::Character(detail) => detail.script.clone(),
+        LearnableBody::History(_) => learnable.kind.as_str().to_string(),
+        _ => String::new(),
+    };
+    format!("{}:{group}:{level}", learnable.kind.as_str())
+}
+
+/// The number of morae of a kana reading: small ゃゅょ and vowels join the mora before.
+pub fn morae(reading: &str) -> usize {
+    let joins = "ゃゅょぁぃぅぇぉャュョァィゥェォ";
+    reading.chars().filter(|c| !joins.contains(*c)).count()
+}
+
+/// FNV-1a, for stable spreading of choices (std's hasher is seeded per process).
+pub fn stable_hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

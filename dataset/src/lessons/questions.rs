@@ -1,0 +1,296 @@
+//! Questions: one per taught entry, its kind rotating through what the entry allows, with
+//! distractors drawn from entries of the same type and level.
+
+use std::collections::BTreeMap;
+
+use manabi_schemas::lesson::{Question, QuestionKind};
+use manabi_schemas::markup::link;
+use manabi_schemas::{Learnable, LearnableBody};
+
+use super::items::{self, stable_hash};
+
+/// Every question has this many choices when the pool allows.
+const CHOICES: usize = 4;
+/// The blank a cloze sentence shows.
+const BLANK: &str = "＿＿";
+
+/// Entries grouped by [`items::pool_key`], in id order.
+#[derive(Debug, Default)]
+pub struct Pools<'a> {
+    by_key: BTreeMap<String, Vec<&'a Learnable>>,
+}
+
+impl<'a> Pools<'a> {
+    pub fn add(&mut self, key: String, learnable: &'a Learnable) {
+        self.by_key.entry(key).or_default().push(learnable);
+    }
+
+    /// Up to three distractors for `target`: entries of its pool whose `show` is neither
+    /// empty nor the answer, nor shared with another distractor, and which `clashes` does
+    /// not reject. The starting point is spread by a stable hash of the target's id.
+    fn distractors(
+        &self,
+        key: &str,
+        target: &Learnable,
+        answer: &str,
+        show: &dyn Fn(&Learnable) -> Option<String>,
+        clashes: &dyn Fn(&Learnable) -> bool,
+    ) -> Vec<String> {
+        let Some(pool) = self.by_key.get(key) else {
+            return Vec::new();
+        };
+        let start = (stable_hash(&target.id) % pool.len().max(1) as u64) as usize;
+        let mut picked: Vec<String> = Vec::new();
+        for offset in 0..pool.len() {
+            let candidate = pool[(start + offset * 7) % pool.len()];
+            if candidate.id == target.id || clashes(candidate) {
+                continue;
+            }
+            let Some(shown) = show(candidate).filter(|s| !s.is_empty()) else {
+                continue;
+            };
+            if shown != answer && !picked.contains(&shown) {
+                picked.push(shown);
+            }
+            if picked.len() == CHOICES - 1 {
+                break;
+            }
+        }
+        picked
+    }
+}
+
+/// A question in the making, before its id and choices are fixed.
+struct Draft {
+    kind: QuestionKind,
+    prompt: String,
+    answer: String,
+    explanation: String,
+    show: fn(&Learnable) -> Option<String>,
+}
+
+fn show_meaning(learnable: &Learnable) -> Option<String> {
+    Some(items::meaning(learnable))
+}
+
+fn show_label(learnable: &Learnable) -> Option<String> {
+    Some(items::label(learnable))
+}
+
+fn show_reading(learnable: &Learnable) -> Option<String> {
+    items::reading(learnable)
+}
+
+fn show_pattern_core(learnable: &Learnable) -> Option<String> {
+    learnable.pattern.as_deref().map(pattern_core)
+}
+
+/// The fixed words of a pattern: `〜てから` → `てから`, `あまり〜ない` → `あまり`.
+fn pattern_core(pattern: &str) -> String {
+    let pieces = pattern.split(['〜', '～', '(', '（', '/', '／']);
+    let longest = pieces.max_by_key(|p| p.chars().count()).unwrap_or_default();
+    longest.trim().to_string()
+}
+
+/// Replaces the first occurrence of `word` in `sentence` by the blank.
+fn blank(sentence: &str, word: &str) -> Option<String> {
+    (!word.is_empty() && sentence.contains(word)).then(|| sentence.replacen(word, BLANK, 1))
+}
+
+fn meaning_draft(learnable: &Learnable, name: &str) -> Draft {
+    let shown = link(&learnable.id, &items::label(learnable));
+    let answer = items::meaning(learnable);
+    Draft {
+        kind: QuestionKind::MeaningChoice,
+        prompt: format!("What does {shown} mean?"),
+        explanation: format!("{shown} is {name} meaning “{answer}”."),
+        answer,
+        show: show_meaning,
+    }
+}
+
+fn reading_draft(learnable: &Learnable) -> Option<Draft> {
+    let answer = items::reading(learnable)?;
+    let label = items::label(learnable);
+    if answer == label {
+        return None;
+    }
+    let shown = link(&learnable.id, &label);
+    Some(Draft {
+        kind: QuestionKind::ReadingChoice,
+        prompt: format!("How is {shown} read?"),
+        explanation: format!("{shown} is read {answer}."),
+        answer,
+        show: show_reading,
+    })
+}
+
+/// A gap in the entry's first example that contains its written form.
+fn cloze_draft(learnable: &Learnable) -> Option<Draft> {
+    let examples = match &learnable.body {
+        LearnableBody::Vocabulary(detail) => &detail.examples,
+        LearnableBody::Grammar(detail) => &detail.examples,
+        _ => return None,
+    };
+    let (word, show): (String, fn(&Learnable) -> Option<String>) = match &learnable.body {
+        LearnableBody::Grammar(_) => (show_pattern_core(learnable)?, show_pattern_core),
+        _ => (items::label(learnable), show_label),
+    };
+    if word.chars().count() < 2 && matches!(learnable.body, LearnableBody::Grammar(_)) {
+        return None;
+    }
+    let example = examples.iter().find(|e| e.japanese.contains(&word))?;
+    let gapped = blank(&example.japanese, &word)?;
+    let english = example.english.clone().unwrap_or_default();
+    let kind = match &learnable.body {
+        LearnableBody::Grammar(_) => QuestionKind::GrammarChoice,
+        _ => QuestionKind::Cloze,
+    };
+    Some(Draft {
+        kind,
+        prompt: format!("Fill the gap: {gapped} ({english})"),
+        explanation: format!(
+            "{} fits: {} — {english}",
+            link(&learnable.id, &word),
+            example.japanese
+        ),
+        answer: word,
+        show,
+    })
+}
+
+fn grammar_draft(learnable: &Learnable) -> Option<Draft> {
+    let pattern = learnable.pattern.clone()?;
+    let meaning = items::meaning(learnable);
+    Some(Draft {
+        kind: QuestionKind::GrammarChoice,
+        prompt: format!("Which pattern means “{meaning}”?"),
+        explanation: format!("{} means “{meaning}”.", link(&learnable.id, &pattern)),
+        answer: pattern,
+        show: |l| l.pattern.clone(),
+    })
+}
+
+fn kanji_draft(learnable: &Learnable) -> Draft {
+    let meaning = items::meaning(learnable);
+    let answer = items::label(learnable);
+    Draft {
+        kind: QuestionKind::KanjiRecognition,
+        prompt: format!("Which kanji means “{meaning}”?"),
+        explanation: format!("{} means “{meaning}”.", link(&learnable.id, &answer)),
+        answer,
+        show: show_label,
+    }
+}
+
+fn kana_draft(learnable: &Learnable, turn: usize) -> Option<Draft> {
+    let romaji = items::reading(learnable)?;
+    let kana = items::label(learnable);
+    let shown = link(&learnable.id, &kana);
+    let explanation = format!("{shown} is read “{romaji}”.");
+    Some(if turn % 2 == 0 {
+        Draft {
+            kind: QuestionKind::KanaRecognition,
+            prompt: format!("Which romaji spells the sound of {shown}?"),
+            answer: romaji,
+            explanation,
+            show: show_reading,
+        }
+    } else {
+        Draft {
+            kind: QuestionKind::KanaRecognition,
+            prompt: format!("Which kana is read “{romaji}”?"),
+            answer: kana,
+            explanation,
+            show: show_label,
+        }
+    })
+}
+
+/// The question kinds an entry can be asked, in rotation order.
+fn drafts(learnable: &Learnable, turn: usize) -> Vec<Draft> {
+    let mut found = Vec::new();
+    match &learnable.body {
+        LearnableBody::Vocabulary(_) => {
+            found.extend(cloze_draft(learnable));
+            found.push(meaning_draft(learnable, "a word"));
+            found.extend(reading_draft(learnable));
+        }
+        LearnableBody::Kanji(_) => {
+            found.push(kanji_draft(learnable));
+            found.push(meaning_draft(learnable, "a kanji"));
+            found.extend(reading_draft(learnable));
+        }
+        LearnableBody::Grammar(_) => {
+            found.extend(grammar_draft(learnable));
+            found.extend(cloze_draft(learnable));
+        }
+        LearnableBody::Character(_) => found.extend(kana_draft(learnable, turn)),
+        LearnableBody::Radical(_) => {
+            found.push(meaning_draft(learnable, "a radical"));
+            found.extend(reading_draft(learnable));
+        }
+        LearnableBody::History(_) => {
+            found.push(meaning_draft(learnable, "known in English as"));
+            found.extend(reading_draft(learnable));
+        }
+    }
+    found
+}
+
+/// The question for the `turn`-th entry of a lesson, or `None` when its pool is too small
+/// for distractors.
+pub fn question(
+    pools: &Pools<'_>,
+    key: &str,
+    learnable: &Learnable,
+    turn: usize,
+) -> Option<Question> {
+    let mut drafts = drafts(learnable, turn);
+    if drafts.is_empty() {
+        return None;
+    }
+    let draft = drafts.remove(turn % drafts.len());
+    let target_answer = (draft.show)(learnable);
+    // An entry that shares the answer with the target (a second kana read "ji", a
+    // homonym) would be a second correct choice, so it may not be a distractor.
+    let clashes = |candidate: &Learnable| {
+        (draft.show)(candidate) == target_answer
+            || items::meaning(candidate) == items::meaning(learnable)
+            || items::reading(candidate).is_some_and(|r| Some(r) == items::reading(learnable))
+    };
+    let distractors = pools.distractors(key, learnable, &draft.answer, &draft.show, &clashes);
+    if distractors.len() < 2 {
+        return None;
+    }
+    let mut choices = distractors;
+    let slot =
+        (stable_hash(&format!("{}#{turn}", learnable.id)) % (choices.len() as u64 + 1)) as usize;
+    choices.insert(slot, draft.answer.clone());
+    Some(Question {
+        id: format!("q{}", turn + 1),
+        kind: draft.kind,
+        prompt: draft.prompt,
+        choices,
+        answer: draft.answer,
+        explanation: draft.explanation,
+        learnable: learnable.id.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pattern_core_keeps_the_fixed_words() {
+        assert_eq!(pattern_core("〜てから"), "てから");
+        assert_eq!(pattern_core("あまり〜ない"), "あまり");
+    }
+
+    #[test]
+    fn blank_replaces_once() {
+        assert_eq!(blank("魚と魚", "魚").as_deref(), Some("＿＿と魚"));
+        assert_eq!(blank("魚", "肉"), None);
+    }
+}
