@@ -21,7 +21,10 @@ use crate::routes;
         description = "A curated, JLPT-graded Japanese learning dataset over a read-only REST \
             API. Without a key the API answers the evaluation sample (`\"sample\": true`); with \
             a key every call is billed in prepaid yen points. Every failure answers \
-            `{\"ok\": false, \"error\": {code, message, required, balance, top_up_url}}`.",
+            `{\"ok\": false, \"error\": {code, message, required, balance, top_up_url}}`. \
+            The same six reads are MCP tools at `POST /mcp` (Model Context Protocol, \
+            Streamable HTTP, stateless; Bearer key required; billed like their REST twins; \
+            OAuth protected-resource metadata at `/.well-known/oauth-protected-resource`).",
         license(name = "Apache-2.0"),
     ),
     paths(

@@ -92,6 +92,19 @@ struct ServeOptions {
     #[arg(long, env = "MANABI_REQUEST_TIMEOUT_MS",
         default_value_t = RequestLimits::default().request_timeout_ms)]
     request_timeout_ms: u64,
+    /// `Host` values accepted on /mcp, comma-separated (`name` or `name:port`); default:
+    /// localhost, 127.0.0.1, ::1 and the host of the base address.
+    #[arg(long, env = "MANABI_MCP_ALLOWED_HOSTS", value_delimiter = ',')]
+    mcp_allowed_hosts: Vec<String>,
+    /// Browser `Origin` values accepted on /mcp, comma-separated
+    /// (`scheme://host:port`, `:*` for any port); default: the base address. Requests
+    /// without an Origin header (non-browser agents) always pass.
+    #[arg(long, env = "MANABI_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
+    mcp_allowed_origins: Vec<String>,
+    /// OAuth authorization server named by /.well-known/oauth-protected-resource
+    /// (default: the base address).
+    #[arg(long, env = "MANABI_OAUTH_AUTHORIZATION_SERVER")]
+    oauth_authorization_server: Option<String>,
     /// Log filter (tracing syntax, e.g. `info` or `manabi_api=debug`).
     #[arg(long, env = "MANABI_LOG", default_value = "info")]
     log: String,
@@ -133,6 +146,7 @@ impl ServeOptions {
             body_bytes_max: self.body_bytes_max,
             request_timeout_ms: self.request_timeout_ms,
         };
+        self.apply_mcp(&mut settings.mcp);
         settings.credit_packs = match &self.config {
             Some(path) => {
                 let file = ConfigFile::load(path)?;
@@ -145,6 +159,30 @@ impl ServeOptions {
             None => PackConfig::defaults(),
         };
         Ok(settings)
+    }
+}
+
+impl ServeOptions {
+    /// Configured MCP hosts, origins and authorization server replace the defaults.
+    fn apply_mcp(&self, mcp: &mut manabi_api::settings::McpSettings) {
+        let listed = |values: &[String]| -> Vec<String> {
+            values
+                .iter()
+                .map(|value| value.trim().to_owned())
+                .filter(|value| !value.is_empty())
+                .collect()
+        };
+        let hosts = listed(&self.mcp_allowed_hosts);
+        if !hosts.is_empty() {
+            mcp.allowed_hosts = hosts;
+        }
+        let origins = listed(&self.mcp_allowed_origins);
+        if !origins.is_empty() {
+            mcp.allowed_origins = origins;
+        }
+        if let Some(server) = &self.oauth_authorization_server {
+            mcp.authorization_servers = vec![server.trim_end_matches('/').to_owned()];
+        }
     }
 }
 

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Drives the MCP endpoint of a live `manabi serve` with the official Python MCP SDK
+# (PyPI `mcp`, its streamable HTTP client): tests/python/mcp_client.py initializes,
+# lists the six tools, calls each, checks the charges in the ledger, the 401 gate,
+# invalid arguments and the isError refusals. The server runs on the test fixture
+# artifact (it has lessons and journeys), a free loopback port and a temporary data
+# directory; accounts and keys come from `manabi admin` on the same ledger.
+# Exits non-zero on any failure and always stops the server.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+venv=var/venv
+if ! "$venv/bin/python" -c "import mcp" 2>/dev/null; then
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --upgrade pip
+    "$venv/bin/pip" install --quiet mcp
+fi
+
+binary=target/debug/manabi
+if [ ! -x "$binary" ]; then
+    cargo build --quiet --bin manabi
+fi
+
+mkdir -p var
+work=$(mktemp -d "$PWD/var/mcp-python.XXXXXX")
+server_pid=
+cleanup() {
+    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+artifact="$work/fixture.jsonl.zst"
+MANABI_FIXTURE_OUT="$artifact" cargo test --quiet -p manabi --test http_reads \
+    write_fixture_artifact -- --ignored >/dev/null
+
+database_url="sqlite://$work/var/ledger.sqlite"
+mkdir -p "$work/var"
+MANABI_BIND=127.0.0.1:0 MANABI_DATA_DIR="$work/var" MANABI_ARTIFACT="$artifact" \
+    MANABI_DATABASE_URL="$database_url" MANABI_KEY_RATE_PER_SEC=0 MANABI_LOG=warn \
+    "$binary" serve >"$work/stdout" 2>"$work/stderr" &
+server_pid=$!
+
+base=
+for _ in $(seq 1 400); do
+    base=$(sed -n 's/^manabi listening on //p' "$work/stdout")
+    if [ -n "$base" ] && curl -fsS "$base/readyz" >/dev/null 2>&1; then break; fi
+    sleep 0.05
+done
+if [ -z "$base" ] || ! curl -fsS "$base/readyz" >/dev/null; then
+    echo "mcp_python: server did not become ready" >&2
+    cat "$work/stderr" >&2
+    exit 1
+fi
+
+ids='{"query": "taberu", "learnable": "vocab-taberu", "lesson": "lesson-eating", "journey": "journey-first-meal"}'
+if ! "$venv/bin/python" tests/python/mcp_client.py --base "$base" --manabi "$binary" \
+    --database-url "$database_url" --ids "$ids"; then
+    echo "mcp_python: failed; server log:" >&2
+    tail -n 40 "$work/stderr" >&2
+    exit 1
+fi

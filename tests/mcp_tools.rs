@@ -1,0 +1,483 @@
+//! The MCP endpoint from the outside: the real `manabi serve` binary, the SDK's own
+//! client over Streamable HTTP, accounts and keys made with the admin CLI on the same
+//! ledger. Initialize, list the six tools, call each and see it billed, the 401 gate,
+//! invalid arguments as JSON-RPC errors, a short balance as a tool error.
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorCode, JsonObject, Tool};
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+
+use common::TestApp;
+
+const MANABI: &str = env!("CARGO_BIN_EXE_manabi");
+
+const TOOLS: [&str; 6] = [
+    "search_learnables",
+    "get_learnable",
+    "get_related_learnables",
+    "get_lesson",
+    "get_journey",
+    "list_worlds",
+];
+
+/// A server and the ledger database it bills against.
+struct Fixture {
+    app: TestApp,
+    database_url: String,
+    _dir: TempDir,
+}
+
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+async fn start() -> Fixture {
+    let dir = std::env::temp_dir().join(format!("manabi-mcp-{}", uuid::Uuid::now_v7()));
+    std::fs::create_dir_all(&dir).expect("ledger dir");
+    let database_url = format!("sqlite://{}/ledger.sqlite", dir.display());
+    let app = common::spawn_app_with(&[
+        ("MANABI_KEYLESS_RATE_PER_SEC", "0"),
+        ("MANABI_KEY_RATE_PER_SEC", "0"),
+        ("MANABI_DATABASE_URL", &database_url),
+    ])
+    .await;
+    Fixture {
+        app,
+        database_url,
+        _dir: TempDir(dir),
+    }
+}
+
+impl Fixture {
+    fn mcp_url(&self) -> String {
+        format!("{}/mcp", self.app.address)
+    }
+
+    /// `manabi admin …` on this server's ledger; its one JSON object.
+    fn admin(&self, args: &[&str]) -> Value {
+        let output = Command::new(MANABI)
+            .arg("admin")
+            .args(args)
+            .env("MANABI_DATABASE_URL", &self.database_url)
+            .env("MANABI_LOG", "warn")
+            .stdin(Stdio::null())
+            .output()
+            .expect("admin runs");
+        assert!(
+            output.status.success(),
+            "admin {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("admin prints JSON")
+    }
+
+    /// A new account holding `points`, and a key of it.
+    fn funded_key(&self, points: i64) -> (String, String) {
+        let email = format!("agent-{}@example.com", uuid::Uuid::now_v7());
+        let account = self.admin(&["account", "create", "--email", &email]);
+        let account = account["account_id"]
+            .as_str()
+            .expect("account id")
+            .to_owned();
+        if points > 0 {
+            let key = format!("topup-{account}");
+            let points = points.to_string();
+            self.admin(&[
+                "topup",
+                "--account",
+                &account,
+                "--points",
+                &points,
+                "--idempotency-key",
+                &key,
+            ]);
+        }
+        let key = self.admin(&["key", "create", "--account", &account, "--name", "mcp"]);
+        let key = key["api_key"].as_str().expect("api key").to_owned();
+        (account, key)
+    }
+
+    fn balance(&self, account: &str) -> i64 {
+        let shown = self.admin(&["account", "show", "--account", account]);
+        shown["balance"].as_i64().expect("balance")
+    }
+
+    async fn client(&self, key: &str) -> RunningService<RoleClient, ()> {
+        let config = StreamableHttpClientTransportConfig::with_uri(self.mcp_url()).auth_header(key);
+        let transport = StreamableHttpClientTransport::from_config(config);
+        ().serve(transport).await.expect("initialize")
+    }
+}
+
+fn arguments(value: Value) -> JsonObject {
+    value.as_object().cloned().expect("an object")
+}
+
+async fn call(
+    client: &RunningService<RoleClient, ()>,
+    name: &'static str,
+    args: Value,
+) -> Result<CallToolResult, ServiceError> {
+    client
+        .call_tool(CallToolRequestParams::new(name).with_arguments(arguments(args)))
+        .await
+}
+
+fn structured(result: &CallToolResult) -> &Value {
+    result
+        .structured_content
+        .as_ref()
+        .expect("structuredContent")
+}
+
+/// The text content is a copy of the structured content.
+fn assert_text_copy(result: &CallToolResult) {
+    let text = result
+        .content
+        .first()
+        .and_then(|content| content.as_text())
+        .map(|text| text.text.clone())
+        .expect("a text content");
+    let parsed: Value = serde_json::from_str(&text).expect("text is JSON");
+    assert_eq!(&parsed, structured(result));
+}
+
+fn assert_invalid_params(outcome: Result<CallToolResult, ServiceError>) -> String {
+    match outcome {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{error:?}");
+            error.message.into_owned()
+        }
+        other => panic!("expected a JSON-RPC invalid-params error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_request_without_a_key_is_refused_before_json_rpc() {
+    let fixture = start().await;
+    let response = fixture
+        .app
+        .client
+        .post(fixture.mcp_url())
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), 401);
+    let challenge = response.headers()["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let metadata = format!(
+        "{}/.well-known/oauth-protected-resource",
+        fixture.app.address
+    );
+    assert_eq!(
+        challenge,
+        format!("Bearer resource_metadata=\"{metadata}\"")
+    );
+    let body: Value = response.json().await.expect("JSON");
+    common::assert_error(401, &body, 401, "INVALID_API_KEY");
+
+    let (status, document) = fixture
+        .app
+        .get_json("/.well-known/oauth-protected-resource")
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(document["resource"], fixture.mcp_url());
+    assert_eq!(document["bearer_methods_supported"], json!(["header"]));
+    assert!(
+        document["authorization_servers"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+    );
+
+    let get = fixture.app.get("/mcp").await;
+    assert_eq!(get.status(), 405);
+    assert_eq!(get.headers()["allow"], "POST");
+}
+
+#[tokio::test]
+async fn an_unknown_key_gets_401_or_a_tool_error_and_nothing_else() {
+    let fixture = start().await;
+    let response = fixture
+        .app
+        .client
+        .post(fixture.mcp_url())
+        .bearer_auth("svc_ak_not-a-real-key")
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "list_worlds", "arguments": {}}}))
+        .send()
+        .await
+        .expect("sent");
+    let status = response.status().as_u16();
+    let body: Value = response.json().await.expect("JSON");
+    if status == 401 {
+        common::assert_error(status, &body, 401, "INVALID_API_KEY");
+    } else {
+        assert_eq!(body["result"]["isError"], true, "{body}");
+        assert_eq!(
+            body["result"]["structuredContent"]["code"], "INVALID_API_KEY",
+            "{body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_handshake_is_stateless_json_in_every_revision_served() {
+    let fixture = start().await;
+    let (_, key) = fixture.funded_key(0);
+    let post = |body: Value| {
+        fixture
+            .app
+            .client
+            .post(fixture.mcp_url())
+            .bearer_auth(&key)
+            .header("accept", "application/json, text/event-stream")
+            .json(&body)
+            .send()
+    };
+    for version in ["2025-06-18", "2025-11-25"] {
+        let response = post(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": version, "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}}}))
+        .await
+        .expect("sent");
+        assert_eq!(response.status(), 200);
+        assert!(response.headers().get("mcp-session-id").is_none());
+        assert!(
+            response.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("application/json")
+        );
+        let body: Value = response.json().await.expect("JSON");
+        assert_eq!(body["result"]["protocolVersion"], version, "{body}");
+        assert_eq!(body["result"]["serverInfo"]["name"], "manabi");
+        assert!(body["result"]["capabilities"]["tools"].is_object());
+    }
+    let initialized = post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await
+        .expect("sent");
+    assert_eq!(initialized.status(), 202);
+    let ping: Value = post(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(ping["result"], json!({}), "{ping}");
+    let no_accept = fixture
+        .app
+        .client
+        .post(fixture.mcp_url())
+        .bearer_auth(&key)
+        .json(&json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(no_accept.status(), 406);
+}
+
+fn assert_tool_shape(tool: &Tool) {
+    let annotations = tool.annotations.as_ref().expect("annotations");
+    assert_eq!(annotations.read_only_hint, Some(true), "{}", tool.name);
+    assert_eq!(annotations.open_world_hint, Some(false), "{}", tool.name);
+    assert_eq!(annotations.idempotent_hint, Some(true), "{}", tool.name);
+    assert!(
+        tool.description.as_ref().is_some_and(|d| d.len() > 80),
+        "{}",
+        tool.name
+    );
+    assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
+    let output = tool.output_schema.as_ref().expect("output schema");
+    assert_eq!(output["type"], "object", "{}", tool.name);
+}
+
+#[tokio::test]
+async fn the_sdk_client_lists_six_read_only_tools_with_the_rest_bounds() {
+    let fixture = start().await;
+    let (_, key) = fixture.funded_key(0);
+    let client = fixture.client(&key).await;
+    let info = client.peer_info().expect("server info");
+    assert_eq!(
+        info.server_info.as_ref().map(|i| i.name.as_str()),
+        Some("manabi")
+    );
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    assert_eq!(names, TOOLS);
+    tools.iter().for_each(assert_tool_shape);
+    let search = &tools[0].input_schema["properties"];
+    assert_eq!(search["limit"]["minimum"], 1);
+    assert_eq!(search["limit"]["maximum"], 20);
+    assert_eq!(search["jlpt_level"]["minimum"], 1);
+    assert_eq!(search["jlpt_level"]["maximum"], 5);
+    assert_eq!(
+        search["type"]["enum"],
+        json!(["kanji", "vocabulary", "grammar", "character", "radical"])
+    );
+    assert_eq!(tools[0].input_schema["required"], json!(["query"]));
+    assert_eq!(
+        tools[3].input_schema["properties"]["render"]["enum"],
+        json!(["raw", "plain", "resolved"])
+    );
+    assert_eq!(
+        tools[1].input_schema["properties"]["locale"]["pattern"],
+        "^[a-z]{2}$"
+    );
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn invalid_arguments_and_unknown_tools_are_json_rpc_errors_and_free() {
+    let fixture = start().await;
+    let (account, key) = fixture.funded_key(50);
+    let client = fixture.client(&key).await;
+    let message = assert_invalid_params(
+        call(
+            &client,
+            "search_learnables",
+            json!({"query": "taberu", "limit": 21}),
+        )
+        .await,
+    );
+    assert_eq!(message, "parameter `limit` must be an integer from 1 to 20");
+    let message =
+        assert_invalid_params(call(&client, "search_learnables", json!({"limit": 3})).await);
+    assert_eq!(message, "parameter `query` is required");
+    assert_invalid_params(
+        call(
+            &client,
+            "get_learnable",
+            json!({"id": "vocab-taberu", "locale": "EN"}),
+        )
+        .await,
+    );
+    assert_invalid_params(
+        call(
+            &client,
+            "get_lesson",
+            json!({"id": "lesson-eating", "render": "html"}),
+        )
+        .await,
+    );
+    assert_invalid_params(
+        call(
+            &client,
+            "get_journey",
+            json!({"id": "journey-first-meal", "extra": 1}),
+        )
+        .await,
+    );
+    assert_invalid_params(call(&client, "drop_tables", json!({})).await);
+    assert_eq!(fixture.balance(&account), 50, "nothing charged");
+    client.cancel().await.expect("close");
+}
+
+/// Keyed calls: each tool answers the REST data with its Billing object, charged like
+/// its REST twin, and a short balance is a tool error an agent can explain.
+#[tokio::test]
+async fn each_tool_answers_and_is_billed_like_its_rest_twin() {
+    let fixture = start().await;
+    let (account, key) = fixture.funded_key(100);
+    let client = fixture.client(&key).await;
+    let calls: [(&'static str, Value, i64); 6] = [
+        (
+            "search_learnables",
+            json!({"query": "taberu", "limit": 5}),
+            5,
+        ),
+        ("get_learnable", json!({"id": "vocab-taberu"}), 1),
+        (
+            "get_related_learnables",
+            json!({"id": "vocab-taberu", "limit": 3}),
+            1,
+        ),
+        (
+            "get_lesson",
+            json!({"id": "lesson-eating", "render": "resolved"}),
+            1,
+        ),
+        ("get_journey", json!({"id": "journey-first-meal"}), 1),
+        ("list_worlds", json!({}), 1),
+    ];
+    let mut invoices = Vec::new();
+    for (name, args, points) in calls {
+        let result = call(&client, name, args).await.expect(name);
+        assert_eq!(result.is_error, Some(false), "{name}: {result:?}");
+        let data = structured(&result);
+        assert_eq!(data["billing"]["points_charged"], points, "{name}: {data}");
+        assert_eq!(data["billing"]["currency"], "JPY", "{name}");
+        invoices.push(
+            data["billing"]["invoice_id"]
+                .as_str()
+                .expect("invoice")
+                .to_owned(),
+        );
+        assert_text_copy(&result);
+    }
+    invoices.dedup();
+    assert_eq!(invoices.len(), 6, "one invoice per call");
+    assert_eq!(fixture.balance(&account), 100 - 10);
+
+    let search = call(&client, "search_learnables", json!({"query": "taberu"}))
+        .await
+        .unwrap();
+    let results = structured(&search)["results"].as_array().expect("results");
+    assert!(
+        results.iter().any(|r| r["id"] == "vocab-taberu"),
+        "{search:?}"
+    );
+    let missing = call(&client, "get_learnable", json!({"id": "vocab-nothing"}))
+        .await
+        .unwrap();
+    assert_eq!(missing.is_error, Some(true));
+    assert_eq!(structured(&missing)["code"], "NOT_FOUND");
+    assert_eq!(fixture.balance(&account), 100 - 15, "a miss is not charged");
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn a_short_balance_is_a_tool_error_with_the_shortfall() {
+    let fixture = start().await;
+    let (account, key) = fixture.funded_key(3);
+    let client = fixture.client(&key).await;
+    let refused = call(&client, "search_learnables", json!({"query": "taberu"}))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true), "{refused:?}");
+    let error = structured(&refused);
+    assert_eq!(error["code"], "INSUFFICIENT_POINTS", "{error}");
+    assert_eq!(error["required"], 5);
+    assert_eq!(error["balance"], 3);
+    assert!(
+        error["top_up_url"]
+            .as_str()
+            .is_some_and(|url| url.starts_with("http"))
+    );
+    assert_text_copy(&refused);
+    let read = call(&client, "get_learnable", json!({"id": "vocab-taberu"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        read.is_error,
+        Some(false),
+        "a 1-point read still fits: {read:?}"
+    );
+    assert_eq!(fixture.balance(&account), 2);
+    client.cancel().await.expect("close");
+}
