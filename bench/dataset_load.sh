@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 artifact="${1:-data/manabi-dataset.jsonl.zst}"
 cargo build -q --release -p manabi-dataset --bin manabi-dataset
 for run in 1 2 3; do
-    ./target/release/manabi-dataset stats --json --artifact "$artifact" \
-        | python3 -c 'import json,sys; d=json.load(sys.stdin)["load"]; print(f"run '"$run"': load {d["ms"]:.0f} ms, peak RSS {d["peak_rss_kb"]/1024:.0f} MB")'
+    ./target/release/manabi-dataset stats --json --artifact "$artifact" > var/dataset-load.json
+    python3 - "$run" <<'PY'
+import json, sys
+load = json.load(open("var/dataset-load.json"))["load"]
+print(f"run {sys.argv[1]}: load {load['ms']:.0f} ms, peak RSS {load['peak_rss_kb'] / 1024:.0f} MB")
+PY
 done

@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 
 use crate::artifact::{ARTIFACT_FORMAT, ArtifactWriter, Manifest, Record, SourceRecord};
 use crate::context::{BuildContext, BuildInputs, BuiltLearnable, Part};
+use crate::lessons::Content;
 use crate::pins::Sources;
 
 /// File names inside the output directory.
@@ -31,16 +32,19 @@ pub enum Builder {
     Vocabulary,
     Grammar,
     History,
+    /// Worlds, lessons and journeys, built from all the entries above.
+    Lessons,
 }
 
 impl Builder {
-    pub const ALL: [Builder; 6] = [
+    pub const ALL: [Builder; 7] = [
         Builder::Kanji,
         Builder::Characters,
         Builder::Radicals,
         Builder::Vocabulary,
         Builder::Grammar,
         Builder::History,
+        Builder::Lessons,
     ];
 
     pub fn name(self) -> &'static str {
@@ -51,6 +55,7 @@ impl Builder {
             Builder::Vocabulary => "vocabulary",
             Builder::Grammar => "grammar",
             Builder::History => "history",
+            Builder::Lessons => "lessons",
         }
     }
 
@@ -62,6 +67,8 @@ impl Builder {
             Builder::Vocabulary => crate::vocabulary::build(ctx),
             Builder::Grammar => crate::grammar::build(ctx),
             Builder::History => crate::history::build(ctx),
+            // The teaching layer runs after assembly, over every entry.
+            Builder::Lessons => Ok(Part::default()),
         }
     }
 }
@@ -90,6 +97,8 @@ pub struct Assembled {
     pub learnables: Vec<BuiltLearnable>,
     pub relations: Vec<Relation>,
     pub relations_dropped: usize,
+    /// Worlds, lessons and journeys, when the lessons step ran (built from the learnables).
+    pub teaching: Option<Content>,
 }
 
 /// The evaluation sample: all N5 kanji and vocabulary, all kana, all radicals, plus
@@ -137,6 +146,7 @@ pub fn assemble(parts: Vec<Part>) -> anyhow::Result<Assembled> {
         learnables,
         relations: kept,
         relations_dropped,
+        teaching: None,
     })
 }
 
@@ -157,6 +167,11 @@ fn counts(assembled: &Assembled) -> BTreeMap<String, usize> {
         .filter(|built| built.sample)
         .count();
     counts.insert("sample".to_string(), sample);
+    if let Some(teaching) = &assembled.teaching {
+        counts.insert("worlds".to_string(), teaching.worlds.len());
+        counts.insert("lessons".to_string(), teaching.lessons.len());
+        counts.insert("journeys".to_string(), teaching.journeys.len());
+    }
     counts
 }
 
@@ -210,6 +225,9 @@ pub fn write_artifact(
         writer.record(&Record::Relation(relation.clone()))?;
         bar.inc(1);
     }
+    if let Some(teaching) = &assembled.teaching {
+        crate::lessons::write_records(&mut writer, teaching)?;
+    }
     writer.finish()?;
     Ok(())
 }
@@ -246,7 +264,11 @@ fn run_builders(options: &BuildOptions, ctx: &BuildContext) -> anyhow::Result<Ve
 pub fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let ctx = BuildContext::new(&options.sources_dir);
     let parts = run_builders(options, &ctx)?;
-    let assembled = assemble(parts)?;
+    let mut assembled = assemble(parts)?;
+    if options.builders.contains(&Builder::Lessons) {
+        let learnables = assembled.learnables.iter().map(|built| &built.learnable);
+        assembled.teaching = Some(crate::lessons::build(learnables)?);
+    }
     let manifest = manifest(ctx.sources(), &assembled);
     std::fs::create_dir_all(&options.out_dir)?;
     let artifact = options.out_dir.join(ARTIFACT_FILE);

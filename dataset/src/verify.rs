@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 
 use manabi_schemas::Learnable;
-use serde_json::Value;
+use manabi_schemas::lesson::{Journey, Lesson, World};
+use serde::de::DeserializeOwned;
 
 use crate::artifact::{Artifact, RawDoc};
 use crate::ids::IdKind;
@@ -115,17 +116,57 @@ fn check_documents(artifact: &Artifact, problems: &mut Problems) {
     }
 }
 
-fn check_raw_docs(kind: &str, docs: &[RawDoc], problems: &mut Problems) {
+/// Lessons, journeys and worlds must parse as their schema types and carry the id of
+/// their record line, once each.
+fn check_raw_docs<T: DeserializeOwned + HasId>(
+    kind: &str,
+    docs: &[RawDoc],
+    problems: &mut Problems,
+) {
     let mut seen = BTreeSet::new();
     for doc in docs {
         if !seen.insert(doc.id.as_str()) {
             problems.push(format!("{kind} {}: id is not unique", doc.id));
         }
-        match serde_json::from_str::<Value>(&doc.json) {
-            Ok(Value::Object(_)) => {}
-            Ok(_) => problems.push(format!("{kind} {}: the document is not an object", doc.id)),
+        match serde_json::from_str::<T>(&doc.json) {
+            Ok(parsed) if parsed.id() == doc.id => {}
+            Ok(parsed) => problems.push(format!(
+                "{kind} {}: the document's id is {}",
+                doc.id,
+                parsed.id()
+            )),
             Err(error) => problems.push(format!("{kind} {}: does not parse: {error}", doc.id)),
         }
+    }
+}
+
+/// The id of a teaching document.
+trait HasId {
+    fn id(&self) -> &str;
+}
+
+impl HasId for Lesson {
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl HasId for Journey {
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl HasId for World {
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+/// Lesson links and references, questions, and journey graphs (see `lessons::check`).
+fn check_teaching(artifact: &Artifact, problems: &mut Problems) {
+    for problem in crate::lessons::check::artifact(artifact) {
+        problems.push(problem);
     }
 }
 
@@ -135,13 +176,14 @@ pub fn verify(artifact: &Artifact) -> Problems {
     if artifact.manifest.is_none() {
         problems.push("no manifest".to_string());
     }
-    let checks: [&dyn Fn(&mut Problems); 6] = [
+    let checks: [&dyn Fn(&mut Problems); 7] = [
         &|p| check_ids(artifact, p),
         &|p| check_relations(artifact, p),
         &|p| check_documents(artifact, p),
-        &|p| check_raw_docs("lesson", &artifact.lessons, p),
-        &|p| check_raw_docs("journey", &artifact.journeys, p),
-        &|p| check_raw_docs("world", &artifact.worlds, p),
+        &|p| check_raw_docs::<Lesson>("lesson", &artifact.lessons, p),
+        &|p| check_raw_docs::<Journey>("journey", &artifact.journeys, p),
+        &|p| check_raw_docs::<World>("world", &artifact.worlds, p),
+        &|p| check_teaching(artifact, p),
     ];
     for check in checks {
         let before = problems.len();
