@@ -2,9 +2,8 @@
 # Drives the MCP endpoint of a live `manabi serve` with the official Python MCP SDK
 # (PyPI `mcp`, its streamable HTTP client): tests/python/mcp_client.py initializes,
 # lists the six tools, calls each, checks the charges in the ledger, the 401 gate,
-# invalid arguments and the isError refusals. The server runs on the test fixture
-# artifact (it has lessons and journeys), a free loopback port and a temporary data
-# directory; accounts and keys come from `manabi admin` on the same ledger.
+# invalid arguments and the isError refusals. The server runs on the committed artifact
+# (or the test fixture), a free loopback port and a temporary data directory; accounts and keys come from `manabi admin` on the same ledger.
 # Exits non-zero on any failure and always stops the server.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,9 +29,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-artifact="$work/fixture.jsonl.zst"
-MANABI_FIXTURE_OUT="$artifact" cargo test --quiet -p manabi --test http_reads \
-    write_fixture_artifact -- --ignored >/dev/null
+# The committed artifact: the SDK validates every result against the tool's output
+# schema, and only real documents carry every member the schemas describe (the HTTP test
+# fixture is deliberately minimal). Without one, the fixture.
+artifact=data/manabi-dataset.jsonl.zst
+ids='{"query": "taberu", "lesson": "lesson-eating", "journey": "journey-first-meal"}'
+if [ ! -f "$artifact" ]; then
+    artifact="$work/fixture.jsonl.zst"
+    MANABI_FIXTURE_OUT="$artifact" cargo test --quiet -p manabi --test http_reads \
+        write_fixture_artifact -- --ignored >/dev/null
+fi
 
 database_url="sqlite://$work/var/ledger.sqlite"
 mkdir -p "$work/var"
@@ -53,7 +59,6 @@ if [ -z "$base" ] || ! curl -fsS "$base/readyz" >/dev/null; then
     exit 1
 fi
 
-ids='{"query": "taberu", "learnable": "vocab-taberu", "lesson": "lesson-eating", "journey": "journey-first-meal"}'
 if ! "$venv/bin/python" tests/python/mcp_client.py --base "$base" --manabi "$binary" \
     --database-url "$database_url" --ids "$ids"; then
     echo "mcp_python: failed; server log:" >&2
