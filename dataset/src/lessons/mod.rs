@@ -254,7 +254,7 @@ impl Writer<'_> {
             LearnableType::Vocabulary => text::vocabulary_body(entries, &intro),
             LearnableType::Kanji => text::kanji_body(entries, &intro, self.lookup),
             LearnableType::Grammar => text::grammar_body(entries, &intro, self.lookup),
-            LearnableType::Character => text::kana_body(entries, &intro),
+            LearnableType::Character => text::kana_body(entries, &intro, self.lookup),
             LearnableType::Radical => text::radical_body(entries, &intro, self.lookup),
             _ => text::history_body(entries, &intro),
         };

@@ -404,7 +404,7 @@ pub fn grammar_body(entries: &[&Learnable], intro: &str, lookup: &Lookup<'_>) ->
 }
 
 /// The body of a kana lesson.
-pub fn kana_body(entries: &[&Learnable], intro: &str) -> String {
+pub fn kana_body(entries: &[&Learnable], intro: &str, lookup: &Lookup<'_>) -> String {
     let mut out =
         format!("{intro}\n\n| Kana | Romaji | Other script | Strokes |\n|---|---|---|---|\n");
     for learnable in entries {
@@ -413,7 +413,11 @@ pub fn kana_body(entries: &[&Learnable], intro: &str) -> String {
         };
         let other = detail.counterpart.as_deref().map(|c| {
             let id = crate::ids::kana(c);
-            link(&id, c)
+            if (lookup.exists)(&id) {
+                link(&id, c)
+            } else {
+                c.to_string()
+            }
         });
         let _ = writeln!(
             out,
