@@ -1,6 +1,6 @@
 //! The one error type of every handler, and how it becomes a failure envelope.
 
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use manabi_schemas::params::ParamError;
 use manabi_schemas::{ErrorBody, ErrorCode, ErrorEnvelope};
@@ -95,6 +95,13 @@ impl IntoResponse for ApiError {
         );
         if let Some(secs) = self.retry_after_secs {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            // A burst refusal also says it in the IETF RateLimit form (no token left, and
+            // when one is back); the server adds the matching RateLimit-Policy.
+            if self.body.code == ErrorCode::RateLimited
+                && let Ok(value) = HeaderValue::from_str(&format!("\"burst\";r=0;t={secs}"))
+            {
+                headers.insert(HeaderName::from_static("ratelimit"), value);
+            }
         }
         if self.status() == StatusCode::UNAUTHORIZED {
             headers.insert(

@@ -2,6 +2,7 @@
 //! artifact, with discovery, the OpenAPI 3.1 description and its docs page, keyless
 //! sample mode, limits, metrics and the billing seam every read passes through.
 
+pub mod account;
 pub mod answer;
 pub mod billing;
 pub mod catalog;

@@ -11,7 +11,7 @@ use utoipa::{Modify, OpenApi};
 use manabi_schemas::ErrorEnvelope;
 use manabi_schemas::params::{Render, SearchType};
 
-use crate::routes;
+use crate::{account, routes};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -37,6 +37,8 @@ use crate::routes;
         routes::list_worlds,
         routes::list_credit_packs,
         routes::get_openapi,
+        account::get_account,
+        account::list_charges,
     ),
     components(schemas(ErrorEnvelope, SearchType, Render)),
     modifiers(&ErrorAnswers, &KeySchemes),
@@ -80,7 +82,10 @@ const ERROR_ANSWERS: [(&str, &str); 13] = [
     ),
     ("431", "The request headers are too large"),
     ("500", "Internal error; nothing charged"),
-    ("503", "The dataset is still loading; retry shortly"),
+    (
+        "503",
+        "The dataset is still loading or billing is unavailable; retry shortly, nothing charged",
+    ),
     ("504", "The request took too long; nothing charged"),
 ];
 
@@ -106,6 +111,9 @@ impl Modify for ErrorAnswers {
                         .build();
                     answer = answer.header("Retry-After", seconds);
                 }
+                if status == "429" {
+                    answer = rate_limit_headers(answer);
+                }
                 operation
                     .responses
                     .responses
@@ -114,6 +122,27 @@ impl Modify for ErrorAnswers {
             }
         }
     }
+}
+
+/// The IETF `RateLimit` pair sent with a burst refusal (RATE_LIMITED).
+fn rate_limit_headers(answer: ResponseBuilder) -> ResponseBuilder {
+    let text = |description: &str| {
+        HeaderBuilder::new()
+            .schema(schema::ObjectBuilder::new().schema_type(schema::Type::String))
+            .description(Some(description))
+            .build()
+    };
+    answer
+        .header(
+            "RateLimit-Policy",
+            text("RATE_LIMITED only: the bucket's policy, e.g. `\"key\";q=10;w=1`"),
+        )
+        .header(
+            "RateLimit",
+            text(
+                "RATE_LIMITED only: tokens remaining and seconds to reset, e.g. `\"key\";r=0;t=1`",
+            ),
+        )
 }
 
 struct KeySchemes;

@@ -12,7 +12,7 @@ use manabi_schemas::{
 use serde::de::DeserializeOwned;
 
 use crate::answer::{Answer, json_response};
-use crate::billing::{Call, Price, serve_call};
+use crate::billing::{Call, Operation, Price, serve_call};
 use crate::error::ApiError;
 use crate::params::{
     LearnableParams, LessonParams, LessonQueryString, LocaleQueryString, RelatedParams,
@@ -89,9 +89,12 @@ pub async fn search_learnables(
     call: Call,
 ) -> Result<Answer, ApiError> {
     let params = SearchParams::parse(&raw)?;
-    serve_call(&state, call, Price::Search, |caller| {
-        reads::search(&state, &params, caller)
-    })
+    serve_call(
+        &state,
+        call,
+        Operation::new("searchLearnables", Price::Search),
+        |caller| reads::search(&state, &params, caller),
+    )
     .await
 }
 
@@ -113,9 +116,12 @@ pub async fn get_learnable(
     call: Call,
 ) -> Result<Answer, ApiError> {
     let params = LearnableParams::parse(&id, &raw)?;
-    serve_call(&state, call, Price::Read, |caller| {
-        reads::learnable(&state, &params, caller)
-    })
+    serve_call(
+        &state,
+        call,
+        Operation::new("getLearnable", Price::Read).on(id.as_str()),
+        |caller| reads::learnable(&state, &params, caller),
+    )
     .await
 }
 
@@ -137,9 +143,12 @@ pub async fn get_related(
     call: Call,
 ) -> Result<Answer, ApiError> {
     let params = RelatedParams::parse(&id, &raw)?;
-    serve_call(&state, call, Price::Read, |caller| {
-        reads::related(&state, &params, caller)
-    })
+    serve_call(
+        &state,
+        call,
+        Operation::new("getRelatedLearnables", Price::Read).on(id.as_str()),
+        |caller| reads::related(&state, &params, caller),
+    )
     .await
 }
 
@@ -161,9 +170,12 @@ pub async fn get_lesson(
     call: Call,
 ) -> Result<Answer, ApiError> {
     let params = LessonParams::parse(&id, &raw)?;
-    serve_call(&state, call, Price::Read, |caller| {
-        reads::lesson(&state, &params, caller)
-    })
+    serve_call(
+        &state,
+        call,
+        Operation::new("getLesson", Price::Read).on(id.as_str()),
+        |caller| reads::lesson(&state, &params, caller),
+    )
     .await
 }
 
@@ -181,9 +193,12 @@ pub async fn get_journey(
     call: Call,
 ) -> Result<Answer, ApiError> {
     let id = parse_id(&id)?;
-    serve_call(&state, call, Price::Read, |caller| {
-        reads::journey(&state, &id, caller)
-    })
+    serve_call(
+        &state,
+        call,
+        Operation::new("getJourney", Price::Read).on(id.as_str()),
+        |caller| reads::journey(&state, &id, caller),
+    )
     .await
 }
 
@@ -194,9 +209,12 @@ pub async fn get_journey(
     security((), ("bearer" = []), ("api_key" = [])),
 )]
 pub async fn list_worlds(State(state): State<AppState>, call: Call) -> Result<Answer, ApiError> {
-    serve_call(&state, call, Price::Read, |caller| {
-        reads::worlds(&state, caller)
-    })
+    serve_call(
+        &state,
+        call,
+        Operation::new("listWorlds", Price::Read),
+        |caller| reads::worlds(&state, caller),
+    )
     .await
 }
 

@@ -11,6 +11,8 @@ pub struct Prices {
     pub read_jpy: i64,
     pub search_jpy: i64,
     pub localized_generation_jpy: i64,
+    /// Recorded on every charge, so an invoice line says which price list it was billed by.
+    pub list_version: u32,
 }
 
 impl Default for Prices {
@@ -19,6 +21,7 @@ impl Default for Prices {
             read_jpy: 1,
             search_jpy: 5,
             localized_generation_jpy: 25,
+            list_version: 1,
         }
     }
 }
@@ -53,6 +56,65 @@ impl Default for KeylessRate {
         Self {
             per_sec: 5,
             burst: 20,
+        }
+    }
+}
+
+/// The per-key burst limit: a token bucket per API key, checked before anything is charged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyRate {
+    /// Sustained requests per second per key; 0 turns the limit off.
+    pub per_sec: u32,
+    /// Requests a key may make at once before the rate applies.
+    pub burst: u32,
+}
+
+impl Default for KeyRate {
+    fn default() -> Self {
+        Self {
+            per_sec: 10,
+            burst: 20,
+        }
+    }
+}
+
+/// Where the billing ledger lives and whether this process keeps its read models.
+#[derive(Clone, PartialEq, Eq)]
+pub struct LedgerSettings {
+    /// `sqlite://…` (embedded default) or `postgres://…`. Holds a password in production,
+    /// so it is never logged.
+    pub database_url: String,
+    /// Run the projector as a task of the server (the embedded default); production runs
+    /// `manabi projector` on its own instead.
+    pub run_projector: bool,
+}
+
+impl std::fmt::Debug for LedgerSettings {
+    // The URL may carry a password: only its scheme is shown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let scheme = self.database_url.split(':').next().unwrap_or_default();
+        f.debug_struct("LedgerSettings")
+            .field("database_url", &format_args!("{scheme}://[redacted]"))
+            .field("run_projector", &self.run_projector)
+            .finish()
+    }
+}
+
+impl LedgerSettings {
+    /// The embedded default: a SQLite file in the data directory, projected in-process.
+    pub fn embedded(data_dir: &Path) -> LedgerSettings {
+        LedgerSettings {
+            database_url: format!("sqlite://{}", data_dir.join("ledger.sqlite").display()),
+            run_projector: true,
+        }
+    }
+
+    /// The default for a database URL: in-process projection on SQLite only, where the
+    /// server is the one writer anyway; on PostgreSQL `manabi projector` runs alone.
+    pub fn for_url(database_url: &str) -> LedgerSettings {
+        LedgerSettings {
+            database_url: database_url.to_owned(),
+            run_projector: database_url.starts_with("sqlite:"),
         }
     }
 }
@@ -221,9 +283,11 @@ pub struct Settings {
     pub prices: Prices,
     pub fair_use: FairUseCaps,
     pub keyless_rate: KeylessRate,
+    pub key_rate: KeyRate,
     pub limits: RequestLimits,
     pub credit_packs: Vec<PackConfig>,
     pub mcp: McpSettings,
+    pub ledger: LedgerSettings,
 }
 
 impl Settings {
@@ -231,6 +295,7 @@ impl Settings {
     pub fn new(base_url: &str, artifact: PathBuf, data_dir: PathBuf) -> Settings {
         let base_url = base_url.trim_end_matches('/').to_owned();
         let mcp = McpSettings::for_base_url(&base_url);
+        let ledger = LedgerSettings::embedded(&data_dir);
         Settings {
             data_dir,
             artifact,
@@ -241,9 +306,11 @@ impl Settings {
             prices: Prices::default(),
             fair_use: FairUseCaps::default(),
             keyless_rate: KeylessRate::default(),
+            key_rate: KeyRate::default(),
             limits: RequestLimits::default(),
             credit_packs: PackConfig::defaults(),
             mcp,
+            ledger,
         }
     }
 }

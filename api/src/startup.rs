@@ -1,12 +1,20 @@
 //! Builds the application from [`Settings`] and a bound listener, so the binary and the
-//! tests start exactly the same server.
+//! tests start exactly the same server: opens the billing ledger (running its
+//! migrations), starts the biller and, on the embedded default, the projector.
 
 use std::net::SocketAddr;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use manabi_ledger::{Biller, BillerConfig, EventStore, Store, StoreError, StreamName, SystemClock};
+use manabi_projector::{Projector, ProjectorError};
+use manabi_schemas::ErrorCode;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tokio::net::TcpListener;
 use tower::ServiceBuilder;
@@ -15,11 +23,13 @@ use tower_http::compression::CompressionLayer;
 use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
+use crate::account;
 use crate::catalog::Catalog;
+use crate::error::ApiError;
 use crate::middleware::{self, MakeUuidV7};
 use crate::routes;
-use crate::settings::Settings;
-use crate::state::AppState;
+use crate::settings::{LedgerSettings, Settings};
+use crate::state::{AppState, Ledger};
 
 /// How often idle keyless buckets are dropped, so the limiter's memory stays bounded.
 const LIMITER_CLEANUP_INTERVAL: Duration = Duration::from_secs(60);
@@ -30,6 +40,15 @@ const LATENCY_BUCKETS: [f64; 10] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0,
 ];
 
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("opening the ledger database: {0}")]
+    Ledger(#[from] StoreError),
+    #[error("preparing the ledger read models: {0}")]
+    ReadModels(#[from] ProjectorError),
+}
+
 /// A server bound to its listener, not yet running.
 pub struct Application {
     listener: TcpListener,
@@ -38,17 +57,22 @@ pub struct Application {
 }
 
 impl Application {
-    /// Starts loading the dataset in the background and wires the router; the server
-    /// answers `/healthz` at once and the API (503 until then) once the dataset is in.
-    pub fn build(settings: Settings, listener: TcpListener) -> Application {
-        let state = AppState::new(settings, metrics_handle());
+    /// Opens the ledger, then starts loading the dataset in the background and wires the
+    /// router; the server answers `/healthz` at once and the API (503 until then) once
+    /// the dataset is in.
+    pub async fn build(
+        settings: Settings,
+        listener: TcpListener,
+    ) -> Result<Application, StartupError> {
+        let ledger = open_ledger(&settings.ledger).await?;
+        let state = AppState::new(settings, metrics_handle(), ledger);
         spawn_dataset_load(state.clone());
         spawn_housekeeping(state.clone());
-        Application {
+        Ok(Application {
             router: router(state.clone()),
             listener,
             state,
-        }
+        })
     }
 
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
@@ -73,6 +97,7 @@ impl Application {
 /// Every route and every layer. Layers listed first wrap the ones after them.
 pub fn router(state: AppState) -> Router {
     let limits = state.settings.limits;
+    let policies = RateLimitPolicies::new(&state.settings);
     let timeout = Duration::from_millis(limits.request_timeout_ms);
     let api = Router::new()
         .route("/api/v1", get(routes::get_discovery))
@@ -83,10 +108,12 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/journeys/{id}", get(routes::get_journey))
         .route("/api/v1/worlds", get(routes::list_worlds))
         .route("/api/v1/credit-packs", get(routes::list_credit_packs))
+        .route("/api/v1/account", get(account::get_account))
+        .route("/api/v1/account/charges", get(account::list_charges))
         .route("/api/v1/openapi.json", get(routes::get_openapi))
         .route("/docs", get(routes::get_docs))
         .route("/healthz", get(middleware::healthz))
-        .route("/readyz", get(middleware::readyz))
+        .route("/readyz", get(readyz))
         .route("/metrics", get(middleware::metrics))
         .merge(crate::mcp::routes(&state))
         .fallback(middleware::not_found)
@@ -100,6 +127,10 @@ pub fn router(state: AppState) -> Router {
             .layer(CompressionLayer::new())
             .layer(axum::middleware::from_fn(middleware::record_metrics))
             .layer(axum::middleware::from_fn_with_state(
+                policies,
+                add_rate_limit_policy,
+            ))
+            .layer(axum::middleware::from_fn_with_state(
                 limits,
                 middleware::limit_request_size,
             ))
@@ -110,6 +141,85 @@ pub fn router(state: AppState) -> Router {
             .layer(CatchPanicLayer::custom(middleware::panic_answer)),
     )
 }
+
+/// Opens the store (its migrations run there), the read models (theirs run here, so the
+/// account endpoints work even before a separate projector first starts) and the biller.
+async fn open_ledger(settings: &LedgerSettings) -> Result<Ledger, StartupError> {
+    let store = Store::connect(&settings.database_url).await?;
+    let projector = Projector::new(store.clone()).await?;
+    if settings.run_projector {
+        tracing::info!("projecting the ledger read models in this process");
+        manabi_projector::spawn(projector);
+    }
+    let biller = Biller::start(
+        store.clone(),
+        Arc::new(SystemClock),
+        BillerConfig::default(),
+    );
+    Ok(Ledger { store, biller })
+}
+
+/// `GET /readyz`: the ledger answers a read, then the dataset checks of the read API.
+async fn readyz(State(state): State<AppState>) -> axum::response::Response {
+    let probe = StreamName::new("readyz-probe");
+    if let Err(error) = state.ledger.store.read_stream(&probe, 0, 1).await {
+        tracing::warn!(%error, "readiness: the ledger does not answer");
+        return ApiError::with_message(ErrorCode::Unavailable, "the ledger does not answer")
+            .retry_after(1)
+            .into_response();
+    }
+    middleware::readyz(State(state)).await
+}
+
+/// The `RateLimit-Policy` of each token bucket, in the IETF structured form (quota per
+/// one-second window), for the burst refusals that carry a `RateLimit` header.
+#[derive(Debug, Clone)]
+struct RateLimitPolicies {
+    keyed: Option<HeaderValue>,
+    keyless: Option<HeaderValue>,
+}
+
+impl RateLimitPolicies {
+    fn new(settings: &Settings) -> RateLimitPolicies {
+        let policy = |per_sec: u32| {
+            (per_sec > 0)
+                .then(|| HeaderValue::from_str(&format!("\"burst\";q={per_sec};w=1")).ok())
+                .flatten()
+        };
+        RateLimitPolicies {
+            keyed: policy(settings.key_rate.per_sec),
+            keyless: policy(settings.keyless_rate.per_sec),
+        }
+    }
+}
+
+/// Adds the policy of the caller's bucket (per key, or per address when keyless) to a
+/// burst refusal; every other answer passes untouched.
+async fn add_rate_limit_policy(
+    State(policies): State<RateLimitPolicies>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let headers = request.headers();
+    let keyed = headers.contains_key(header::AUTHORIZATION) || headers.contains_key("x-api-key");
+    let mut response = next.run(request).await;
+    if response.headers().contains_key(RATELIMIT) {
+        let policy = if keyed {
+            &policies.keyed
+        } else {
+            &policies.keyless
+        };
+        if let Some(policy) = policy {
+            response
+                .headers_mut()
+                .insert(RATELIMIT_POLICY, policy.clone());
+        }
+    }
+    response
+}
+
+const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
+const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 
 /// The span of one request carries its id, so every log line of it can be found.
 fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Span {

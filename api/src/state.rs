@@ -1,5 +1,6 @@
-//! What every request shares: the settings, the dataset once it is loaded, the keyless
-//! rate limiter and the pre-built documents (discovery, OpenAPI, docs page).
+//! What every request shares: the settings, the dataset once it is loaded, the billing
+//! ledger, the keyless and per-key rate limiters and the pre-built documents (discovery,
+//! OpenAPI, docs page).
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -9,15 +10,28 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use manabi_ledger::{Biller, Store};
 use manabi_schemas::Mode;
 use metrics_exporter_prometheus::PrometheusHandle;
+use uuid::Uuid;
 
 use crate::catalog::Catalog;
 use crate::error::ApiError;
-use crate::settings::{KeylessRate, Settings};
+use crate::settings::{KeyRate, KeylessRate, Settings};
 
 /// A token bucket per client address for keyless callers.
 pub type KeylessLimiter = DefaultKeyedRateLimiter<IpAddr>;
+
+/// A token bucket per API key id for keyed callers.
+pub type KeyLimiter = DefaultKeyedRateLimiter<Uuid>;
+
+/// The billing ledger as the server uses it: the store (read models, readiness) and the
+/// biller that authenticates keys and charges calls.
+#[derive(Clone)]
+pub struct Ledger {
+    pub store: Store,
+    pub biller: Biller,
+}
 
 /// Cheap to clone: every handler gets the same shared value.
 #[derive(Clone)]
@@ -28,6 +42,8 @@ pub struct Shared {
     catalog: OnceLock<Catalog>,
     load_error: OnceLock<String>,
     pub keyless_limiter: Option<KeylessLimiter>,
+    pub key_limiter: Option<KeyLimiter>,
+    pub ledger: Ledger,
     pub metrics: PrometheusHandle,
     discovery_sample: Bytes,
     discovery_full: Bytes,
@@ -47,7 +63,7 @@ impl Deref for AppState {
 }
 
 impl AppState {
-    pub fn new(settings: Settings, metrics: PrometheusHandle) -> AppState {
+    pub fn new(settings: Settings, metrics: PrometheusHandle, ledger: Ledger) -> AppState {
         let discovery = |mode| Bytes::from(crate::discovery::discovery_json(&settings, mode));
         AppState(Arc::new(Shared {
             discovery_sample: discovery(Mode::Sample),
@@ -56,6 +72,8 @@ impl AppState {
             openapi_json: Bytes::from(crate::openapi::openapi_json()),
             docs_html: Bytes::from(crate::docs_page::render(&crate::openapi::document())),
             keyless_limiter: keyless_limiter(settings.keyless_rate),
+            key_limiter: key_limiter(settings.key_rate),
+            ledger,
             settings,
             catalog: OnceLock::new(),
             load_error: OnceLock::new(),
@@ -103,6 +121,14 @@ impl AppState {
 }
 
 fn keyless_limiter(rate: KeylessRate) -> Option<KeylessLimiter> {
+    let per_sec = NonZeroU32::new(rate.per_sec)?;
+    let burst = NonZeroU32::new(rate.burst).unwrap_or(per_sec);
+    Some(RateLimiter::keyed(
+        Quota::per_second(per_sec).allow_burst(burst),
+    ))
+}
+
+fn key_limiter(rate: KeyRate) -> Option<KeyLimiter> {
     let per_sec = NonZeroU32::new(rate.per_sec)?;
     let burst = NonZeroU32::new(rate.burst).unwrap_or(per_sec);
     Some(RateLimiter::keyed(

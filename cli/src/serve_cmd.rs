@@ -9,7 +9,8 @@ use std::time::Instant;
 use anyhow::Context;
 use manabi_api::Application;
 use manabi_api::settings::{
-    ConfigFile, FairUseCaps, KeylessRate, PackConfig, Prices, RequestLimits, Settings,
+    ConfigFile, FairUseCaps, KeyRate, KeylessRate, LedgerSettings, PackConfig, Prices,
+    RequestLimits, Settings,
 };
 
 /// Run the HTTP server. Every option can also be set by the environment variable shown.
@@ -26,9 +27,17 @@ struct ServeOptions {
     /// printed on standard output).
     #[arg(long, env = "MANABI_BIND", default_value = "127.0.0.1:8080")]
     bind: SocketAddr,
-    /// Directory for the server's own files (ledger and read models once keys exist).
+    /// Directory for the server's own files (the SQLite ledger and its read models).
     #[arg(long, env = "MANABI_DATA_DIR", default_value = "./var")]
     data_dir: PathBuf,
+    /// The ledger database: `postgres://…` in production (default: the SQLite file
+    /// `<data dir>/ledger.sqlite`). Migrations run at start.
+    #[arg(long, env = "MANABI_DATABASE_URL", hide_env_values = true)]
+    database_url: Option<String>,
+    /// Project the ledger read models inside the server (`true`/`false`). Default: true on
+    /// SQLite, false on PostgreSQL, where `manabi projector` runs as its own process.
+    #[arg(long, env = "MANABI_RUN_PROJECTOR")]
+    run_projector: Option<bool>,
     /// The dataset artifact to serve.
     #[arg(
         long,
@@ -58,6 +67,12 @@ struct ServeOptions {
     /// Keyless requests a client address may make at once before the rate applies.
     #[arg(long, env = "MANABI_KEYLESS_BURST", default_value_t = KeylessRate::default().burst)]
     keyless_burst: u32,
+    /// Requests per second per API key (token bucket); 0 turns the limit off.
+    #[arg(long, env = "MANABI_KEY_RATE_PER_SEC", default_value_t = KeyRate::default().per_sec)]
+    key_rate_per_sec: u32,
+    /// Requests an API key may make at once before the rate applies.
+    #[arg(long, env = "MANABI_KEY_BURST", default_value_t = KeyRate::default().burst)]
+    key_burst: u32,
     /// Price of a content read, in yen points.
     #[arg(long, env = "MANABI_PRICE_READ_JPY", default_value_t = Prices::default().read_jpy)]
     price_read_jpy: i64,
@@ -68,6 +83,9 @@ struct ServeOptions {
     #[arg(long, env = "MANABI_PRICE_LOCALIZED_GENERATION_JPY",
         default_value_t = Prices::default().localized_generation_jpy)]
     price_localized_generation_jpy: i64,
+    /// Version of the price list above, recorded on every charge; bump it with the prices.
+    #[arg(long, env = "MANABI_PRICE_LIST_VERSION", default_value_t = Prices::default().list_version)]
+    price_list_version: u32,
     /// Daily fair-use call cap per key.
     #[arg(long, env = "MANABI_DAILY_CALLS_PER_KEY_MAX",
         default_value_t = FairUseCaps::default().daily_calls_per_key_max)]
@@ -130,6 +148,7 @@ impl ServeOptions {
             read_jpy: self.price_read_jpy,
             search_jpy: self.price_search_jpy,
             localized_generation_jpy: self.price_localized_generation_jpy,
+            list_version: self.price_list_version,
         };
         settings.fair_use = FairUseCaps {
             daily_calls_per_key_max: self.daily_calls_per_key_max,
@@ -139,6 +158,11 @@ impl ServeOptions {
             per_sec: self.keyless_rate_per_sec,
             burst: self.keyless_burst,
         };
+        settings.key_rate = KeyRate {
+            per_sec: self.key_rate_per_sec,
+            burst: self.key_burst,
+        };
+        settings.ledger = self.ledger_settings();
         settings.limits = RequestLimits {
             uri_bytes_max: self.uri_bytes_max,
             query_bytes_max: self.query_bytes_max,
@@ -186,6 +210,19 @@ impl ServeOptions {
     }
 }
 
+impl ServeOptions {
+    fn ledger_settings(&self) -> LedgerSettings {
+        let mut ledger = match self.database_url.as_deref().map(str::trim) {
+            Some(url) if !url.is_empty() => LedgerSettings::for_url(url),
+            _ => LedgerSettings::embedded(&self.data_dir),
+        };
+        if let Some(run) = self.run_projector {
+            ledger.run_projector = run;
+        }
+        ledger
+    }
+}
+
 fn init_logging(filter: &str) {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -212,7 +249,9 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .await
             .with_context(|| format!("binding {}", args.bind))?;
         let bound = listener.local_addr()?;
-        let application = Application::build(args.settings(bound)?, listener);
+        let application = Application::build(args.settings(bound)?, listener)
+            .await
+            .context("starting the server")?;
         println!("manabi listening on http://{bound}");
         tracing::info!(address = %bound, "listening");
         application.run_until_stopped().await?;
