@@ -111,10 +111,9 @@ pub fn kanji_levels<'a>(learnables: impl Iterator<Item = &'a Learnable>) -> BTre
     let mut levels = BTreeMap::new();
     for learnable in learnables {
         if let (LearnableBody::Kanji(detail), Some(level)) = (&learnable.body, learnable.jlpt_level)
+            && let Some(literal) = detail.literal.chars().next()
         {
-            if let Some(literal) = detail.literal.chars().next() {
-                levels.insert(literal, level);
-            }
+            levels.insert(literal, level);
         }
     }
     levels

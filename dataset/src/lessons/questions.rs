@@ -188,7 +188,7 @@ fn kana_draft(learnable: &Learnable, turn: usize) -> Option<Draft> {
     let kana = items::label(learnable);
     let shown = link(&learnable.id, &kana);
     let explanation = format!("{shown} is read “{romaji}”.");
-    Some(if turn % 2 == 0 {
+    Some(if turn.is_multiple_of(2) {
         Draft {
             kind: QuestionKind::KanaRecognition,
             prompt: format!("Which romaji spells the sound of {shown}?"),
