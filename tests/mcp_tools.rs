@@ -209,31 +209,46 @@ async fn a_request_without_a_key_is_refused_before_json_rpc() {
     assert_eq!(get.headers()["allow"], "POST");
 }
 
+/// A key that is sent must be good: unknown, malformed or revoked keys are refused at
+/// the HTTP gate with the same challenge as a missing one.
 #[tokio::test]
-async fn an_unknown_key_gets_401_or_a_tool_error_and_nothing_else() {
+async fn a_bad_or_revoked_key_is_refused_before_json_rpc() {
     let fixture = start().await;
-    let response = fixture
-        .app
-        .client
-        .post(fixture.mcp_url())
-        .bearer_auth("svc_ak_not-a-real-key")
-        .header("accept", "application/json, text/event-stream")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "list_worlds", "arguments": {}}}))
-        .send()
-        .await
-        .expect("sent");
-    let status = response.status().as_u16();
-    let body: Value = response.json().await.expect("JSON");
-    if status == 401 {
-        common::assert_error(status, &body, 401, "INVALID_API_KEY");
-    } else {
-        assert_eq!(body["result"]["isError"], true, "{body}");
-        assert_eq!(
-            body["result"]["structuredContent"]["code"], "INVALID_API_KEY",
-            "{body}"
+    let (account, key) = fixture.funded_key(10);
+    let key_id = fixture.admin(&["key", "create", "--account", &account]);
+    let revoked = key_id["api_key"].as_str().expect("key").to_owned();
+    let revoked_id = key_id["key_id"].as_str().expect("key id").to_owned();
+    fixture.admin(&["key", "revoke", "--key-id", &revoked_id]);
+    for (bad, code) in [
+        ("svc_ak_not-a-real-key", "INVALID_API_KEY"),
+        ("hello", "INVALID_API_KEY"),
+        (revoked.as_str(), "REVOKED_API_KEY"),
+    ] {
+        let response = fixture
+            .app
+            .client
+            .post(fixture.mcp_url())
+            .bearer_auth(bad)
+            .header("accept", "application/json, text/event-stream")
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "list_worlds", "arguments": {}}}))
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(response.status(), 401, "{bad}");
+        assert!(
+            response.headers()["www-authenticate"]
+                .to_str()
+                .unwrap()
+                .contains("resource_metadata=")
         );
+        let body: Value = response.json().await.expect("JSON");
+        common::assert_error(401, &body, 401, code);
     }
+    let client = fixture.client(&key).await;
+    let worlds = call(&client, "list_worlds", json!({})).await.unwrap();
+    assert_eq!(worlds.is_error, Some(false), "the good key still works");
+    client.cancel().await.expect("close");
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 //! section asks, and keyless evaluation stays a REST-only offer.
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
@@ -12,7 +12,7 @@ use manabi_schemas::ErrorCode;
 use serde::Serialize;
 
 use crate::answer::json_response;
-use crate::billing::Credential;
+use crate::billing::{Credential, authenticate_key};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -24,9 +24,12 @@ const SCOPE_TOOLS_READ: &str = "tools:read";
 
 /// Refuses a request without a usable key with 401 and a `WWW-Authenticate` challenge
 /// naming the protected-resource document; lets the others through to the transport.
+/// The key is checked by the billing seam's own authentication (the cached account,
+/// constant time); each tool call is then authenticated again by the seam, so a key
+/// revoked between the two is still refused.
 pub async fn require_key(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let credential = Credential::from_headers(request.headers());
-    if !credential.is_present() {
+    let Some(key) = credential.key() else {
         let message = format!(
             "MCP requires an API key sent as `Authorization: Bearer svc_ak_…`; get one at {} \
              (keyless evaluation is offered on the REST API only)",
@@ -36,8 +39,12 @@ pub async fn require_key(State(state): State<AppState>, request: Request, next: 
             &state,
             ApiError::with_message(ErrorCode::InvalidApiKey, message),
         );
+    };
+    match authenticate_key(&state, key, false).await {
+        Ok(_) => next.run(request).await,
+        Err(error) if error.status() == StatusCode::UNAUTHORIZED => challenge(&state, error),
+        Err(error) => error.into_response(),
     }
-    next.run(request).await
 }
 
 /// A 401 in the error envelope, with the challenge that tells an MCP client where to
