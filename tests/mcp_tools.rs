@@ -113,6 +113,31 @@ impl Fixture {
         shown["balance"].as_i64().expect("balance")
     }
 
+    /// The key owner's invoice lines once the projector has `count` of them.
+    async fn charges(&self, key: &str, count: usize) -> Vec<Value> {
+        let started = std::time::Instant::now();
+        loop {
+            let response = self
+                .app
+                .client
+                .get(format!("{}/api/v1/account/charges", self.app.address))
+                .bearer_auth(key)
+                .send()
+                .await
+                .expect("sent");
+            let body: Value = response.json().await.expect("JSON");
+            let lines = body["data"]["charges"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            if lines.len() >= count || started.elapsed().as_secs() > 10 {
+                assert_eq!(lines.len(), count, "{body}");
+                return lines;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
     async fn client(&self, key: &str) -> RunningService<RoleClient, ()> {
         let config = StreamableHttpClientTransportConfig::with_uri(self.mcp_url()).auth_header(key);
         let transport = StreamableHttpClientTransport::from_config(config);
@@ -448,6 +473,21 @@ async fn each_tool_answers_and_is_billed_like_its_rest_twin() {
     invoices.dedup();
     assert_eq!(invoices.len(), 6, "one invoice per call");
     assert_eq!(fixture.balance(&account), 100 - 10);
+    let lines = fixture.charges(&key, 6).await;
+    for line in &lines {
+        assert_eq!(line["transport"], "mcp", "{line}");
+        assert!(
+            invoices.iter().any(|id| line["invoice_id"] == id.as_str()),
+            "{line}"
+        );
+    }
+    let operations: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l["operation"].as_str())
+        .collect();
+    for operation in ["searchLearnables", "getLearnable", "listWorlds"] {
+        assert!(operations.contains(&operation), "{operations:?}");
+    }
 
     let search = call(&client, "search_learnables", json!({"query": "taberu"}))
         .await

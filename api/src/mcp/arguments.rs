@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::answer::Answer;
-use crate::billing::{Caller, Price};
+use crate::billing::{Caller, Operation, Price};
 use crate::error::ApiError;
 use crate::params::{
     LearnableParams, LessonParams, LessonQueryString, LocaleQueryString, RelatedParams,
@@ -85,11 +85,22 @@ impl ToolCall {
         Ok(call)
     }
 
-    /// The price of the REST twin.
-    pub fn price(&self) -> Price {
+    /// What the invoice line records: the REST twin's operation, entry and price, so a
+    /// statement reads the same whichever transport the call came through.
+    pub fn operation(&self) -> Operation {
         match self {
-            ToolCall::Search(_) => Price::Search,
-            _ => Price::Read,
+            ToolCall::Search(_) => Operation::new("searchLearnables", Price::Search),
+            ToolCall::Learnable(params) => {
+                Operation::new("getLearnable", Price::Read).on(params.id.as_str())
+            }
+            ToolCall::Related(params) => {
+                Operation::new("getRelatedLearnables", Price::Read).on(params.id.as_str())
+            }
+            ToolCall::Lesson(params) => {
+                Operation::new("getLesson", Price::Read).on(params.id.as_str())
+            }
+            ToolCall::Journey(id) => Operation::new("getJourney", Price::Read).on(id.as_str()),
+            ToolCall::Worlds => Operation::new("listWorlds", Price::Read),
         }
     }
 
@@ -211,7 +222,7 @@ mod tests {
             "search_learnables" => args(serde_json::json!({"query": "a"})),
             _ => None,
         };
-        ToolCall::parse(name, arguments).unwrap().price()
+        ToolCall::parse(name, arguments).unwrap().operation().price
     }
 
     #[test]

@@ -87,7 +87,7 @@ impl ServerHandler for ManabiTools {
             return Ok(refusal(&ApiError::new(ErrorCode::InvalidApiKey)).into());
         };
         let state = &self.state;
-        let outcome = serve_call(state, billed, call.price(), |caller| {
+        let outcome = serve_call(state, billed, call.operation(), |caller| {
             call.read(state, caller)
         })
         .await;
