@@ -1,0 +1,418 @@
+//! Billing over HTTP against the real `manabi serve`: exact debits under concurrency on
+//! SQLite and on PostgreSQL with two servers, daily caps, revocation, top-ups made with
+//! the admin CLI, burst limits, nothing charged for refusals, and the Billing object.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{TestApp, assert_error, spawn_app_with};
+use futures::future::join_all;
+use serde_json::Value;
+use sqlx::Connection;
+
+/// An entry outside the keyless sample: keyed callers must see it.
+const FULL_ONLY_ID: &str = "vocab-sake";
+
+/// A ledger database of its own for one test.
+struct Ledger {
+    url: String,
+    dir: Option<PathBuf>,
+}
+
+impl Drop for Ledger {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+fn sqlite_ledger() -> Ledger {
+    let dir = std::env::temp_dir().join(format!("manabi-billing-{}", uuid::Uuid::now_v7()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    Ledger {
+        url: format!("sqlite://{}/ledger.sqlite", dir.display()),
+        dir: Some(dir),
+    }
+}
+
+/// A fresh schema on the test PostgreSQL (`MANABI_TEST_PG_URL`).
+async fn pg_ledger() -> Ledger {
+    let base = std::env::var("MANABI_TEST_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+    let schema = format!("billing_test_{}", uuid::Uuid::now_v7().simple());
+    let mut conn = sqlx::PgConnection::connect(&base)
+        .await
+        .expect("PostgreSQL answers at MANABI_TEST_PG_URL");
+    sqlx::query(&format!("CREATE SCHEMA {schema}"))
+        .execute(&mut conn)
+        .await
+        .expect("create schema");
+    let sep = if base.contains('?') { '&' } else { '?' };
+    Ledger {
+        url: format!("{base}{sep}options[search_path]={schema}"),
+        dir: None,
+    }
+}
+
+impl Ledger {
+    /// Runs `manabi admin …` on this ledger; its stdout is one JSON object.
+    fn admin(&self, args: &[&str]) -> Value {
+        let output = Command::new(env!("CARGO_BIN_EXE_manabi"))
+            .arg("admin")
+            .args(args)
+            .env("MANABI_DATABASE_URL", &self.url)
+            .env("MANABI_LOG", "warn")
+            .output()
+            .expect("run manabi admin");
+        assert!(
+            output.status.success(),
+            "admin {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("admin prints JSON")
+    }
+
+    /// An account with `points` and one key.
+    fn funded(&self, points: i64) -> Funded {
+        let account = self.admin(&["account", "create", "--email", "buyer@example.com"]);
+        let account_id = text(&account["account_id"]);
+        if points > 0 {
+            self.top_up(&account_id, points, &format!("seed-{account_id}"));
+        }
+        let key = self.admin(&["key", "create", "--account", &account_id]);
+        Funded {
+            account_id,
+            key_id: text(&key["key_id"]),
+            api_key: text(&key["api_key"]),
+        }
+    }
+
+    fn top_up(&self, account_id: &str, points: i64, idempotency_key: &str) -> Value {
+        self.admin(&[
+            "topup",
+            "--account",
+            account_id,
+            "--points",
+            &points.to_string(),
+            "--idempotency-key",
+            idempotency_key,
+        ])
+    }
+
+    /// `ledger verify` after the read models caught up, which must find no difference.
+    fn assert_verified(&self) {
+        let report = self.admin(&["ledger", "verify", "--catch-up"]);
+        assert_eq!(report["ok"], true, "{report}");
+    }
+
+    /// A server on this ledger; key and keyless limits off unless `env` sets them.
+    async fn serve(&self, env: &[(&str, &str)]) -> TestApp {
+        let mut all = vec![
+            ("MANABI_DATABASE_URL", self.url.as_str()),
+            ("MANABI_KEY_RATE_PER_SEC", "0"),
+            ("MANABI_KEYLESS_RATE_PER_SEC", "0"),
+        ];
+        all.extend_from_slice(env);
+        spawn_app_with(&all).await
+    }
+}
+
+struct Funded {
+    account_id: String,
+    key_id: String,
+    api_key: String,
+}
+
+fn text(value: &Value) -> String {
+    value.as_str().expect("a string").to_owned()
+}
+
+/// GET with the key in `X-API-Key`; the status, the body and the response headers.
+async fn keyed_get(
+    app: &TestApp,
+    key: &str,
+    path: &str,
+) -> (u16, Value, reqwest::header::HeaderMap) {
+    let response = app
+        .client
+        .get(format!("{}{path}", app.address))
+        .header("x-api-key", key)
+        .send()
+        .await
+        .expect("request sent");
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    (status, response.json().await.expect("JSON body"), headers)
+}
+
+async fn balance(app: &TestApp, key: &str) -> i64 {
+    let (status, body, _) = keyed_get(app, key, "/api/v1/account").await;
+    assert_eq!(status, 200, "{body}");
+    body["data"]["balance"].as_i64().expect("balance")
+}
+
+/// `n` concurrent 1-point reads spread over `apps`; statuses and invoice ids.
+async fn concurrent_reads(apps: &[&TestApp], key: &str, n: usize) -> (Vec<u16>, Vec<String>) {
+    let path = format!("/api/v1/learnables/{FULL_ONLY_ID}");
+    let calls = (0..n).map(|i| keyed_get(apps[i % apps.len()], key, &path));
+    let answers = join_all(calls).await;
+    let statuses = answers.iter().map(|(status, _, _)| *status).collect();
+    let invoices = answers
+        .iter()
+        .filter(|(status, _, _)| *status == 200)
+        .map(|(_, body, _)| text(&body["billing"]["invoice_id"]))
+        .collect();
+    (statuses, invoices)
+}
+
+fn count(statuses: &[u16], status: u16) -> usize {
+    statuses.iter().filter(|&&s| s == status).count()
+}
+
+/// 600 concurrent reads against 300 points: exactly 300 answered, each with its own
+/// invoice, the other 300 refused with 402, and the ledger verifies.
+async fn exactly_the_balance_is_spent(ledger: &Ledger, apps: &[&TestApp]) {
+    let funded = ledger.funded(300);
+    let (statuses, invoices) = concurrent_reads(apps, &funded.api_key, 600).await;
+    assert_eq!(count(&statuses, 200), 300, "answered");
+    assert_eq!(count(&statuses, 402), 300, "refused");
+    let distinct: HashSet<&String> = invoices.iter().collect();
+    assert_eq!(distinct.len(), 300, "distinct invoice ids");
+    for app in apps {
+        assert_eq!(balance(app, &funded.api_key).await, 0);
+    }
+    ledger.assert_verified();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_600_concurrent_reads_spend_exactly_300_points() {
+    let ledger = sqlite_ledger();
+    let app = ledger.serve(&[]).await;
+    exactly_the_balance_is_spent(&ledger, &[&app]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_two_servers_spend_exactly_300_points() {
+    let ledger = pg_ledger().await;
+    let first = ledger.serve(&[]).await;
+    let second = ledger.serve(&[]).await;
+    exactly_the_balance_is_spent(&ledger, &[&first, &second]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn daily_caps_are_exact_under_concurrency() {
+    let ledger = sqlite_ledger();
+    let app = ledger.serve(&[]).await;
+    let funded = ledger.funded(1_000);
+    let account = funded.account_id.as_str();
+    ledger.admin(&[
+        "caps",
+        "set",
+        "--account",
+        account,
+        "--key-id",
+        &funded.key_id,
+        "--daily-calls",
+        "20",
+    ]);
+    let (statuses, _) = concurrent_reads(&[&app], &funded.api_key, 50).await;
+    assert_eq!((count(&statuses, 200), count(&statuses, 429)), (20, 30));
+
+    // A second key of the same account, under an account cap of 30: 10 calls are left.
+    let second = ledger.admin(&["key", "create", "--account", account]);
+    ledger.admin(&["caps", "set", "--account", account, "--daily-calls", "30"]);
+    let (statuses, _) = concurrent_reads(&[&app], &text(&second["api_key"]), 40).await;
+    assert_eq!((count(&statuses, 200), count(&statuses, 429)), (10, 30));
+
+    let path = format!("/api/v1/learnables/{FULL_ONLY_ID}");
+    let (status, body, headers) = keyed_get(&app, &funded.api_key, &path).await;
+    assert_error(status, &body, 429, "QUOTA_EXCEEDED");
+    let retry_after: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=86_400).contains(&retry_after), "{retry_after}");
+    assert_eq!(balance(&app, &funded.api_key).await, 1_000 - 30);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_key_is_refused_on_the_very_next_call() {
+    let ledger = sqlite_ledger();
+    let app = ledger.serve(&[]).await;
+    let funded = ledger.funded(10);
+    let path = format!("/api/v1/learnables/{FULL_ONLY_ID}");
+    let (status, body, _) = keyed_get(&app, &funded.api_key, &path).await;
+    assert_eq!(status, 200, "{body}");
+    ledger.admin(&["key", "revoke", "--key-id", &funded.key_id]);
+    let (status, body, _) = keyed_get(&app, &funded.api_key, &path).await;
+    assert_error(status, &body, 401, "REVOKED_API_KEY");
+    let (status, body, _) = keyed_get(&app, &funded.api_key, "/api/v1/account").await;
+    assert_error(status, &body, 401, "REVOKED_API_KEY");
+    let (status, body, _) = keyed_get(&app, &funded.api_key, "/api/v1").await;
+    assert_error(status, &body, 401, "REVOKED_API_KEY");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_top_up_is_spendable_on_the_next_call_and_credited_once() {
+    let ledger = sqlite_ledger();
+    let app = ledger.serve(&[]).await;
+    let funded = ledger.funded(1);
+    let path = format!("/api/v1/learnables/{FULL_ONLY_ID}");
+    let (status, _, _) = keyed_get(&app, &funded.api_key, &path).await;
+    assert_eq!(status, 200);
+    let (status, body, _) = keyed_get(&app, &funded.api_key, &path).await;
+    assert_error(status, &body, 402, "INSUFFICIENT_POINTS");
+    assert_eq!(body["error"]["required"], 1, "{body}");
+    assert_eq!(body["error"]["balance"], 0, "{body}");
+    assert!(
+        body["error"]["top_up_url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("http"))
+    );
+
+    let first = ledger.top_up(&funded.account_id, 5, "order-42");
+    let again = ledger.top_up(&funded.account_id, 5, "order-42");
+    assert_eq!(
+        (first["balance"].as_i64(), again["balance"].as_i64()),
+        (Some(5), Some(5))
+    );
+    let (status, body, _) = keyed_get(&app, &funded.api_key, &path).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(balance(&app, &funded.api_key).await, 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_beyond_its_burst_is_rate_limited_with_headers_and_not_charged() {
+    let ledger = sqlite_ledger();
+    let app = ledger
+        .serve(&[("MANABI_KEY_RATE_PER_SEC", "1"), ("MANABI_KEY_BURST", "2")])
+        .await;
+    let funded = ledger.funded(10);
+    let path = format!("/api/v1/learnables/{FULL_ONLY_ID}");
+    for _ in 0..2 {
+        let (status, body, _) = keyed_get(&app, &funded.api_key, &path).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, body, headers) = keyed_get(&app, &funded.api_key, &path).await;
+    assert_error(status, &body, 429, "RATE_LIMITED");
+    assert_eq!(headers["retry-after"], "1");
+    assert_eq!(headers["ratelimit"], "\"burst\";r=0;t=1");
+    assert_eq!(headers["ratelimit-policy"], "\"burst\";q=1;w=1");
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    assert_eq!(balance(&app, &funded.api_key).await, 8);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_and_bad_keys_charge_nothing() {
+    let ledger = sqlite_ledger();
+    let app = ledger.serve(&[]).await;
+    let funded = ledger.funded(10);
+    let key = funded.api_key.as_str();
+    for (path, want_status, code) in [
+        ("/api/v1/learnables/kanji-nope", 404, "NOT_FOUND"),
+        (
+            "/api/v1/learnables/vocab-sake?locale=english",
+            400,
+            "INVALID_PARAMETER",
+        ),
+        (
+            "/api/v1/learnables?query=sake&limit=99",
+            400,
+            "INVALID_PARAMETER",
+        ),
+        ("/api/v1/lessons/lesson-nope", 404, "NOT_FOUND"),
+    ] {
+        let (status, body, _) = keyed_get(&app, key, path).await;
+        assert_error(status, &body, want_status, code);
+    }
+    let unknown = format!(
+        "svc_ak_{}_{}_{}",
+        uuid::Uuid::now_v7().simple(),
+        uuid::Uuid::now_v7().simple(),
+        "ab".repeat(32)
+    );
+    for bad in ["svc_ak_short", "sk_live_1", unknown.as_str()] {
+        let (status, body, _) = keyed_get(&app, bad, "/api/v1/worlds").await;
+        assert_error(status, &body, 401, "INVALID_API_KEY");
+    }
+    let (status, body) = app.get_json("/api/v1/account").await;
+    assert_error(status, &body, 401, "INVALID_API_KEY");
+    assert_eq!(balance(&app, key).await, 10);
+    let (_, charges, _) = keyed_get(&app, key, "/api/v1/account/charges").await;
+    assert_eq!(
+        charges["data"]["charges"],
+        serde_json::json!([]),
+        "{charges}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keyed_answers_carry_the_billing_object_and_the_full_dataset() {
+    let ledger = sqlite_ledger();
+    let app = ledger.serve(&[]).await;
+    let funded = ledger.funded(100);
+    let key = funded.api_key.as_str();
+
+    let (status, read, _) =
+        keyed_get(&app, key, &format!("/api/v1/learnables/{FULL_ONLY_ID}")).await;
+    assert_eq!(status, 200, "{read}");
+    assert!(read.get("sample").is_none(), "{read}");
+    assert_eq!(read["data"]["id"], FULL_ONLY_ID);
+    let billing = &read["billing"];
+    assert_eq!(billing["points_charged"], 1);
+    assert_eq!(billing["currency"], "JPY");
+    assert_eq!(billing["free_tier"], false);
+    let read_invoice = text(&billing["invoice_id"]);
+    assert!(
+        uuid::Uuid::parse_str(&read_invoice).is_ok(),
+        "{read_invoice}"
+    );
+
+    let (status, search, _) = keyed_get(&app, key, "/api/v1/learnables?query=sake").await;
+    assert_eq!(status, 200, "{search}");
+    assert!(
+        search.get("billing").is_none(),
+        "search bills in data: {search}"
+    );
+    assert_eq!(search["data"]["billing"]["points_charged"], 5);
+    let search_invoice = text(&search["data"]["billing"]["invoice_id"]);
+
+    let (_, discovery, _) = keyed_get(&app, key, "/api/v1").await;
+    assert_eq!(discovery["data"]["mode"], "full");
+    assert_eq!(discovery["billing"]["points_charged"], 0);
+    assert_eq!(balance(&app, key).await, 94);
+
+    let listed = wait_for_charges(&app, key, 2).await;
+    let lines = listed["data"]["charges"].as_array().expect("lines");
+    let ids: Vec<String> = lines.iter().map(|l| text(&l["invoice_id"])).collect();
+    assert_eq!(ids, vec![read_invoice, search_invoice]);
+    assert_eq!(lines[0]["operation"], "getLearnable");
+    assert_eq!(lines[0]["resource_id"], FULL_ONLY_ID);
+    assert_eq!(lines[1]["operation"], "searchLearnables");
+    assert_eq!(lines[1]["points"], 5);
+    assert_eq!(lines[1]["transport"], "rest");
+
+    // Paging: one line per page, the cursor leads to the second, then the end.
+    let (_, page, _) = keyed_get(&app, key, "/api/v1/account/charges?limit=1").await;
+    let cursor = text(&page["data"]["next_cursor"]);
+    let next = format!("/api/v1/account/charges?limit=1&cursor={cursor}");
+    let (_, page, _) = keyed_get(&app, key, &next).await;
+    assert_eq!(page["data"]["charges"][0]["points"], 5, "{page}");
+    assert_eq!(page["data"]["next_cursor"], Value::Null, "{page}");
+}
+
+/// The invoice lines once the in-process projector has passed `n` charges.
+async fn wait_for_charges(app: &TestApp, key: &str, n: usize) -> Value {
+    let started = Instant::now();
+    loop {
+        let (status, body, _) = keyed_get(app, key, "/api/v1/account/charges").await;
+        assert_eq!(status, 200, "{body}");
+        let listed = body["data"]["charges"].as_array().map_or(0, Vec::len);
+        if listed >= n || started.elapsed() > Duration::from_secs(5) {
+            return body;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
