@@ -177,6 +177,7 @@ async def check_keyed(base: str, ledger: Ledger, ids: dict[str, str]) -> None:
         check_tools((await session.list_tools()).tools)
         spent = await call_each(session, ids)
         Check.that(ledger.balance(account) == 200 - spent, f"ledger balance dropped by {spent}")
+        await check_invoice_lines(base, key)
         await expect_invalid_params(session, "search_learnables", {"query": "a", "limit": 21})
         await expect_invalid_params(session, "get_lesson", {"id": ids["lesson"], "render": "html"})
         await expect_invalid_params(session, "no_such_tool", {})
@@ -186,6 +187,22 @@ async def check_keyed(base: str, ledger: Ledger, ids: dict[str, str]) -> None:
         Check.that(missing.structured_content["code"] == "NOT_FOUND", "NOT_FOUND", missing.structured_content)
         Check.that(ledger.balance(account) == 200 - spent, "a miss charged nothing")
     await check_modern_lifecycle(base, ledger, key, account, 200 - spent)
+
+
+async def check_invoice_lines(base: str, key: str) -> None:
+    """The invoice lines (projected from the ledger) record the MCP transport."""
+    lines: list[dict[str, Any]] = []
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http:
+        for _ in range(100):
+            body = (await http.get(f"{base}/api/v1/account/charges")).json()
+            lines = body["data"]["charges"]
+            if len(lines) >= 4:
+                break
+            await anyio.sleep(0.1)
+    Check.that(len(lines) >= 4, "invoice lines projected", lines)
+    Check.that(all(line["transport"] == "mcp" for line in lines), "lines record transport mcp", lines)
+    operations = {line["operation"] for line in lines}
+    Check.that({"searchLearnables", "getLearnable"} <= operations, "REST operation names", operations)
 
 
 async def check_modern_lifecycle(base: str, ledger: Ledger, key: str, account: str, before: int) -> None:
