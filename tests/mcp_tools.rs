@@ -536,3 +536,53 @@ async fn a_short_balance_is_a_tool_error_with_the_shortfall() {
     assert_eq!(fixture.balance(&account), 2);
     client.cancel().await.expect("close");
 }
+
+/// DNS-rebinding and cross-site guards: only configured hosts, only allowed origins.
+#[tokio::test]
+async fn foreign_hosts_and_origins_are_refused_and_configured_ones_pass() {
+    let dir = std::env::temp_dir().join(format!("manabi-mcp-{}", uuid::Uuid::now_v7()));
+    let database_url = format!("sqlite://{}/ledger.sqlite", dir.display());
+    std::fs::create_dir_all(&dir).expect("ledger dir");
+    let app = common::spawn_app_with(&[
+        ("MANABI_DATABASE_URL", &database_url),
+        ("MANABI_MCP_ALLOWED_HOSTS", "127.0.0.1,mcp.example.com"),
+        ("MANABI_MCP_ALLOWED_ORIGINS", "https://app.example.com:443"),
+    ])
+    .await;
+    let fixture = Fixture {
+        app,
+        database_url,
+        _dir: TempDir(dir),
+    };
+    let (_, key) = fixture.funded_key(0);
+    let ping = |host: Option<&'static str>, origin: Option<&'static str>| {
+        let mut request = fixture
+            .app
+            .client
+            .post(fixture.mcp_url())
+            .bearer_auth(&key)
+            .header("accept", "application/json, text/event-stream")
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}));
+        if let Some(host) = host {
+            request = request.header("host", host);
+        }
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        request.send()
+    };
+    let status = |response: reqwest::Response| response.status().as_u16();
+    assert_eq!(status(ping(None, None).await.unwrap()), 200);
+    assert_eq!(
+        status(ping(Some("mcp.example.com"), None).await.unwrap()),
+        200
+    );
+    assert_eq!(
+        status(ping(Some("evil.example.net"), None).await.unwrap()),
+        403
+    );
+    let allowed = ping(None, Some("https://app.example.com")).await.unwrap();
+    assert_eq!(status(allowed), 200);
+    let foreign = ping(None, Some("https://evil.example.net")).await.unwrap();
+    assert_eq!(status(foreign), 403);
+}
