@@ -68,7 +68,8 @@ pub fn plan(spec: &WorldSpec, level: u8, lessons: &[LessonInfo]) -> Vec<Journey>
 
 /// The can-do statement for having finished a track.
 fn can_do(spec: &WorldSpec, level: u8, track: &[LessonInfo]) -> String {
-    let Some(first) = track.first() else {
+    // The last lesson names the track: the first one is the shared trunk.
+    let Some(first) = track.last() else {
         return String::new();
     };
     let labels: Vec<&str> = track
@@ -176,7 +177,7 @@ fn journey(
     }
     let description = match branch_points.first() {
         Some(point) => format!(
-            "Starts with {} shared lesson, then lets you choose: {}. Each track ends with what you can now do.",
+            "Starts with a shared lesson of {}, then lets you choose: {}. Each track ends with what you can now do.",
             spec.title,
             point
                 .options
