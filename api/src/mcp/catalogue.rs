@@ -23,6 +23,10 @@ pub const TOOL_NAMES: [&str; 6] = [
     "list_worlds",
 ];
 
+/// The REST `query` pattern: not only spaces, no control characters.
+const QUERY_PATTERN: &str =
+    r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$";
+
 /// Built once: the schemas depend only on the code.
 static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(build_tools);
 
@@ -112,115 +116,144 @@ fn input(properties: Value, required: &[&str]) -> Value {
 
 fn specs() -> Vec<Spec> {
     vec![
-        Spec {
-            name: "search_learnables",
-            title: "Search Japanese learnables",
-            description: "Find kanji, vocabulary, grammar points, kana, radicals and Japanese \
-                history entries by Japanese text (kanji, kana or romaji) or an English meaning. \
-                Use this first when you have a word or idea but no id. Results are ranked \
-                summaries (id, type, label, reading, meaning, JLPT level); pass an id to \
-                get_learnable for the full entry. Filter by `type` and `jlpt_level` (5 = N5 \
-                beginner .. 1 = N1 advanced). Costs 5 points.",
-            rest_path: "/api/v1/learnables",
-            input: input(
-                json!({
-                    "query": {
-                        "type": "string",
-                        "description": "Japanese (kanji, kana, romaji) or English text to look for.",
-                        "minLength": 1,
-                        "maxLength": SearchQuery::CHARS_MAX,
-                        "pattern": r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$",
-                    },
-                    "type": {
-                        "type": "string",
-                        "description": "Only entries of this type.",
-                        "enum": ["kanji", "vocabulary", "grammar", "character", "radical"],
-                    },
-                    "jlpt_level": {
-                        "type": "integer",
-                        "description": "Only entries of this JLPT level (5 = N5 beginner .. 1 = N1 advanced).",
-                        "minimum": JlptLevel::MIN,
-                        "maximum": JlptLevel::MAX,
-                    },
-                    "limit": limit_property(
-                        "results",
-                        (SearchLimit::MIN, SearchLimit::MAX, SearchLimit::DEFAULT.get()),
-                    ),
-                }),
-                &["query"],
-            ),
-        },
-        Spec {
-            name: "get_learnable",
-            title: "Get one learnable",
-            description: "The full entry for one id: readings, meanings, JLPT level, examples, \
-                stroke and component data where they apply, and the cited sources. Use it \
-                after search_learnables or get_related_learnables gave you an id. Costs 1 \
-                point.",
-            rest_path: "/api/v1/learnables/{id}",
-            input: input(
-                json!({ "id": id_property("learnable"), "locale": locale_property() }),
-                &["id"],
-            ),
-        },
-        Spec {
-            name: "get_related_learnables",
-            title: "Get related learnables",
-            description: "Summaries of the entries linked to one id, each with the kind of \
-                relationship (component kanji, words using a kanji, related grammar, people \
-                and events of an era …) and its basis. Use it to widen a study set or explain \
-                connections. Costs 1 point.",
-            rest_path: "/api/v1/learnables/{id}/related",
-            input: input(
-                json!({ "id": id_property("learnable"), "limit": limit_property(
-                        "related entries",
-                        (RelatedLimit::MIN, RelatedLimit::MAX, RelatedLimit::DEFAULT.get()),
-                    ) }),
-                &["id"],
-            ),
-        },
-        Spec {
-            name: "get_lesson",
-            title: "Get one lesson",
-            description: "One lesson: its text, the learnables it teaches and its questions. \
-                Lesson text links entries as `[[learnable-id|text]]`; `render` keeps that \
-                markup (`raw`), replaces it by its text (`plain`) or turns it into Markdown \
-                links with a map of labels (`resolved`, best for showing to a person). Lesson \
-                ids come from get_journey and list_worlds. Costs 1 point.",
-            rest_path: "/api/v1/lessons/{id}",
-            input: input(
-                json!({
-                    "id": id_property("lesson"),
-                    "render": {
-                        "type": "string",
-                        "description": "How `[[learnable-id|text]]` link markup is returned.",
-                        "enum": Render::NAMES,
-                        "default": "raw",
-                    },
-                    "locale": locale_property(),
-                }),
-                &["id"],
-            ),
-        },
-        Spec {
-            name: "get_journey",
-            title: "Get one journey",
-            description: "One journey: a graph of lessons with branches and outcomes, for \
-                planning what a learner studies next. Journey ids come from list_worlds. \
-                Costs 1 point.",
-            rest_path: "/api/v1/journeys/{id}",
-            input: input(json!({ "id": id_property("journey") }), &["id"]),
-        },
-        Spec {
-            name: "list_worlds",
-            title: "List themed worlds",
-            description: "Every themed world (a setting that groups journeys and lessons), \
-                with the ids of its journeys. The starting point when a learner wants a \
-                guided path rather than a single entry. Takes no arguments. Costs 1 point.",
-            rest_path: "/api/v1/worlds",
-            input: input(json!({}), &[]),
-        },
+        search_spec(),
+        learnable_spec(),
+        related_spec(),
+        lesson_spec(),
+        journey_spec(),
+        worlds_spec(),
     ]
+}
+
+fn search_spec() -> Spec {
+    Spec {
+        name: "search_learnables",
+        title: "Search Japanese learnables",
+        description: "Find kanji, vocabulary, grammar points, kana, radicals and Japanese \
+            history entries by Japanese text (kanji, kana or romaji) or an English meaning. \
+            Use this first when you have a word or idea but no id. Results are ranked \
+            summaries (id, type, label, reading, meaning, JLPT level); pass an id to \
+            get_learnable for the full entry. Filter by `type` and `jlpt_level` (5 = N5 \
+            beginner .. 1 = N1 advanced). Costs 5 points.",
+        rest_path: "/api/v1/learnables",
+        input: input(
+            json!({
+                "query": {
+                    "type": "string",
+                    "description": "Japanese (kanji, kana, romaji) or English text to look for.",
+                    "minLength": 1,
+                    "maxLength": SearchQuery::CHARS_MAX,
+                    "pattern": QUERY_PATTERN,
+                },
+                "type": {
+                    "type": "string",
+                    "description": "Only entries of this type.",
+                    "enum": ["kanji", "vocabulary", "grammar", "character", "radical"],
+                },
+                "jlpt_level": {
+                    "type": "integer",
+                    "description": "Only this JLPT level (5 = N5 beginner .. 1 = N1 advanced).",
+                    "minimum": JlptLevel::MIN,
+                    "maximum": JlptLevel::MAX,
+                },
+                "limit": limit_property(
+                    "results",
+                    (SearchLimit::MIN, SearchLimit::MAX, SearchLimit::DEFAULT.get()),
+                ),
+            }),
+            &["query"],
+        ),
+    }
+}
+
+fn learnable_spec() -> Spec {
+    Spec {
+        name: "get_learnable",
+        title: "Get one learnable",
+        description: "The full entry for one id: its written forms, meaning, JLPT level, the \
+            details of its type (kanji readings and components, vocabulary senses, grammar \
+            pattern and examples, dates and roles of history entries) and the cited sources \
+            of every fact. Use it after search_learnables or get_related_learnables gave you \
+            an id. Costs 1 point.",
+        rest_path: "/api/v1/learnables/{id}",
+        input: input(
+            json!({ "id": id_property("learnable"), "locale": locale_property() }),
+            &["id"],
+        ),
+    }
+}
+
+fn related_spec() -> Spec {
+    Spec {
+        name: "get_related_learnables",
+        title: "Get related learnables",
+        description: "Summaries of the entries linked to one id, each with the kind of \
+            relationship (component kanji, words using a kanji, related grammar, people \
+            and events of an era …) and its basis. Use it to widen a study set or explain \
+            connections. Costs 1 point.",
+        rest_path: "/api/v1/learnables/{id}/related",
+        input: input(
+            json!({ "id": id_property("learnable"), "limit": limit_property(
+                    "related entries",
+                    (RelatedLimit::MIN, RelatedLimit::MAX, RelatedLimit::DEFAULT.get()),
+                ) }),
+            &["id"],
+        ),
+    }
+}
+
+fn lesson_spec() -> Spec {
+    Spec {
+        name: "get_lesson",
+        title: "Get one lesson",
+        description: "One lesson: its text, the learnables it teaches and its questions. \
+            Lesson text links entries as `[[learnable-id|text]]`; `render` keeps that \
+            markup (`raw`), replaces it by its text (`plain`) or turns it into Markdown \
+            links with a map of labels (`resolved`, best for showing to a person). Lesson \
+            ids are the `nodes` of a journey (get_journey). Costs 1 point.",
+        rest_path: "/api/v1/lessons/{id}",
+        input: input(
+            json!({
+                "id": id_property("lesson"),
+                "render": {
+                    "type": "string",
+                    "description": "How `[[learnable-id|text]]` link markup is returned.",
+                    "enum": Render::NAMES,
+                    "default": "raw",
+                },
+                "locale": locale_property(),
+            }),
+            &["id"],
+        ),
+    }
+}
+
+fn journey_spec() -> Spec {
+    Spec {
+        name: "get_journey",
+        title: "Get one journey",
+        description: "One journey of a world at one JLPT level: a graph of lessons (the \
+            start, every lesson in study order as `nodes`, edges, branch points and \
+            outcomes), for planning what a learner studies next; pass its lesson ids to \
+            get_lesson. Journey ids look like `journey-<world slug>-n5-01`, the slug from a \
+            world id of list_worlds. Costs 1 point.",
+        rest_path: "/api/v1/journeys/{id}",
+        input: input(json!({ "id": id_property("journey") }), &["id"]),
+    }
+}
+
+fn worlds_spec() -> Spec {
+    Spec {
+        name: "list_worlds",
+        title: "List themed worlds",
+        description: "Every themed world (a setting such as food or history that groups \
+            journeys and lessons): id, title, description, JLPT range, domains and how many \
+            lessons it holds. The starting point when a learner wants a guided path rather \
+            than a single entry; its id (`world-<slug>`) leads to the journeys \
+            (get_journey). Takes no arguments. Costs 1 point.",
+        rest_path: "/api/v1/worlds",
+        input: input(json!({}), &[]),
+    }
 }
 
 #[cfg(test)]
