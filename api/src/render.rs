@@ -4,40 +4,9 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
+use manabi_schemas::markup;
 use manabi_schemas::params::Render;
 use serde_json::Value;
-
-/// One `[[id|text]]` found in a string.
-struct Link<'a> {
-    id: &'a str,
-    text: &'a str,
-}
-
-/// Splits `[[id|text]]` (or `[[id]]`) into its parts.
-fn parse_link(inner: &str) -> Option<Link<'_>> {
-    let (id, text) = inner.split_once('|').unwrap_or((inner, inner));
-    let id = id.trim();
-    (!id.is_empty() && !id.contains(['[', ']'])).then_some(Link { id, text })
-}
-
-/// Rewrites every link of `text` with `write`, copying everything else; unterminated or
-/// empty markup is left as written.
-fn rewrite(text: &str, mut write: impl FnMut(&Link<'_>, &mut String)) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("[[") {
-        let after = &rest[start + 2..];
-        let Some(end) = after.find("]]") else { break };
-        out.push_str(&rest[..start]);
-        match parse_link(&after[..end]) {
-            Some(link) => write(&link, &mut out),
-            None => out.push_str(&rest[start..start + 2 + end + 2]),
-        }
-        rest = &after[end + 2..];
-    }
-    out.push_str(rest);
-    out
-}
 
 /// Applies `render` to every string of the document that carries markup.
 fn walk(
@@ -48,11 +17,9 @@ fn walk(
 ) {
     match value {
         Value::String(text) if text.contains("[[") => {
-            *text = rewrite(text, |link, out| match render {
-                Render::Raw => {}
-                Render::Plain => out.push_str(link.text),
-                Render::Resolved => {
-                    out.push_str(&format!("[{}](/api/v1/learnables/{})", link.text, link.id));
+            *text = markup::rewrite(text, |link, out| {
+                out.push_str(link.text);
+                if render == Render::Resolved {
                     let display = label(link.id).unwrap_or_else(|| link.text.to_owned());
                     refs.insert(link.id.to_owned(), display);
                 }
@@ -69,9 +36,10 @@ fn walk(
 }
 
 /// The lesson document as the caller asked for it. `raw` returns the stored text
-/// untouched; `plain` replaces each link by its text; `resolved` turns each link into a
-/// Markdown link to the entry and adds `learnable_refs` (id → display label, from
-/// `label` or else the link text).
+/// untouched; `plain` replaces each link by its text; `resolved` replaces it by its text
+/// too and adds `learnable_refs` (id → display label, from `label` or else the link
+/// text), so a client can turn the words back into links of its own. The link grammar
+/// is `manabi_schemas::markup`, the same reader the dataset verification uses.
 pub fn render_lesson(
     json: &Bytes,
     render: Render,
@@ -130,10 +98,7 @@ mod tests {
         let out: Value =
             serde_json::from_slice(&render_lesson(&lesson(), Render::Resolved, &label).unwrap())
                 .unwrap();
-        assert_eq!(
-            out["body_markdown"],
-            "Use [taberu](/api/v1/learnables/vocab-taberu) and [kanji-eat](/api/v1/learnables/kanji-eat)."
-        );
+        assert_eq!(out["body_markdown"], "Use taberu and kanji-eat.");
         assert_eq!(out["learnable_refs"]["vocab-taberu"], "食べる");
         assert_eq!(out["learnable_refs"]["kanji-eat"], "kanji-eat");
         assert_eq!(out["learnable_refs"]["x"], "y");
