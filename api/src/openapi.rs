@@ -135,12 +135,12 @@ fn rate_limit_headers(answer: ResponseBuilder) -> ResponseBuilder {
     answer
         .header(
             "RateLimit-Policy",
-            text("RATE_LIMITED only: the bucket's policy, e.g. `\"key\";q=10;w=1`"),
+            text("RATE_LIMITED only: the bucket's policy, e.g. `\"burst\";q=10;w=1`"),
         )
         .header(
             "RateLimit",
             text(
-                "RATE_LIMITED only: tokens remaining and seconds to reset, e.g. `\"key\";r=0;t=1`",
+                "RATE_LIMITED only: tokens remaining and seconds to reset, e.g. `\"burst\";r=0;t=1`",
             ),
         )
 }
