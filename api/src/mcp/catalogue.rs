@@ -76,7 +76,7 @@ fn object(value: Value) -> JsonObject {
 fn id_property(what: &str) -> Value {
     json!({
         "type": "string",
-        "description": format!("The {what} id, as returned by another tool (e.g. `kanji-日`)."),
+        "description": format!("The {what} id, as returned by another tool (e.g. `kanji-65e5`)."),
         "minLength": 1,
         "maxLength": LearnableId::CHARS_MAX,
         "pattern": r"^[^\s/\x00-\x1f\x7f-\x9f]+$",
