@@ -149,10 +149,29 @@ async def call_each(session: ClientSession, ids: dict[str, str]) -> int:
     total += check_billed("get_learnable", learnable, READ_POINTS)
     related = await session.call_tool("get_related_learnables", {"id": ids["learnable"], "limit": 3})
     total += check_billed("get_related_learnables", related, READ_POINTS)
-    total += await call_optional(session, "get_lesson", {"id": ids["lesson"], "render": "resolved"})
+    worlds = await session.call_tool("list_worlds", {})
+    total += check_billed("list_worlds", worlds, READ_POINTS)
+    journey = await first_journey(session, worlds.structured_content)
+    if journey is not None:
+        total += journey["billing"]["points_charged"]
+        ids["journey"], ids["lesson"] = journey["id"], journey["start"]
+        print(f"artifact journey {ids['journey']}, lesson {ids['lesson']}")
     total += await call_optional(session, "get_journey", {"id": ids["journey"]})
-    total += check_billed("list_worlds", await session.call_tool("list_worlds", {}), READ_POINTS)
+    total += await call_optional(session, "get_lesson", {"id": ids["lesson"], "render": "resolved"})
     return total
+
+
+async def first_journey(session: ClientSession, worlds: dict[str, Any]) -> dict[str, Any] | None:
+    """The first journey of the first world (`journey-<world slug>-<n5..n1>-01`), if the
+    artifact has one. Probes that find nothing are NOT_FOUND and free; the one found is
+    billed, and its billing is counted by the caller."""
+    for world in worlds.get("worlds", [])[:1]:
+        slug = str(world["id"]).removeprefix("world-")
+        for level in ("n5", "n4", "n3", "n2", "n1"):
+            probe = await session.call_tool("get_journey", {"id": f"journey-{slug}-{level}-01"})
+            if not probe.is_error:
+                return probe.structured_content
+    return None
 
 
 async def expect_invalid_params(session: ClientSession, name: str, arguments: dict[str, Any]) -> None:
