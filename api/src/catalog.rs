@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use manabi_dataset::artifact::{Artifact, ArtifactError, RawDoc};
+use manabi_dataset::artifact::{Artifact, ArtifactError, LoadedLearnable, RawDoc};
 use manabi_schemas::LearnableSummary;
 use manabi_search_sync::{EmbeddedIndex, IndexEntry, IndexError};
 
@@ -71,20 +71,28 @@ impl Catalog {
     }
 
     pub fn from_artifact(artifact: Artifact) -> Result<Catalog, CatalogError> {
-        let index = EmbeddedIndex::build(artifact.learnables.iter().map(|learnable| IndexEntry {
-            summary: &learnable.summary,
-            surface: &learnable.surface,
-            sample: learnable.sample,
-        }))?;
-        let mut entries = Vec::with_capacity(artifact.learnables.len());
-        for learnable in artifact.learnables {
-            entries.push(Entry {
-                summary_json: Bytes::from(serde_json::to_vec(&learnable.summary)?),
+        let (index, summaries) = std::thread::scope(|scope| {
+            // The index and the summary texts need nothing from each other: build them
+            // on two cores at once.
+            let index = scope.spawn(|| index_of(&artifact.learnables));
+            let summaries = summary_texts(&artifact.learnables);
+            let index = index
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (index, summaries)
+        });
+        let (index, summaries) = (index?, summaries?);
+        let entries: Vec<Entry> = artifact
+            .learnables
+            .into_iter()
+            .zip(summaries)
+            .map(|(learnable, summary_json)| Entry {
                 summary: learnable.summary,
+                summary_json,
                 json: Bytes::from(String::from(learnable.json)),
                 sample: learnable.sample,
-            });
-        }
+            })
+            .collect();
         let by_id: HashMap<String, usize> = entries
             .iter()
             .enumerate()
@@ -139,6 +147,25 @@ impl Catalog {
             .as_deref()
             .or(summary.canonical_name.as_deref())
     }
+}
+
+fn index_of(learnables: &[LoadedLearnable]) -> Result<EmbeddedIndex, IndexError> {
+    let entries: Vec<IndexEntry<'_>> = learnables
+        .iter()
+        .map(|learnable| IndexEntry {
+            summary: &learnable.summary,
+            surface: &learnable.surface,
+            sample: learnable.sample,
+        })
+        .collect();
+    EmbeddedIndex::build(&entries)
+}
+
+fn summary_texts(learnables: &[LoadedLearnable]) -> Result<Vec<Bytes>, serde_json::Error> {
+    learnables
+        .iter()
+        .map(|learnable| serde_json::to_vec(&learnable.summary).map(Bytes::from))
+        .collect()
 }
 
 fn documents(docs: Vec<RawDoc>) -> HashMap<String, Document> {

@@ -7,9 +7,7 @@
 //! field* matched *how*, so the index keeps the field on every posting and ranks by a
 //! sort key instead of a relevance score; see docs/search.md for why this is not BM25.
 
-use std::collections::BTreeMap;
-
-use fst::automaton::{Levenshtein, Str};
+use fst::automaton::Str;
 use fst::{Automaton, IntoStreamer, Map, Streamer};
 use manabi_schemas::{LearnableSummary, LearnableType};
 
@@ -124,16 +122,81 @@ const LATIN_TYPO_ONE_CHARS_MIN: usize = 4;
 const LATIN_TYPO_TWO_CHARS_MIN: usize = 8;
 /// Kana words from this length tolerate one typo; shorter kana words are too dense.
 const KANA_TYPO_ONE_CHARS_MIN: usize = 3;
-/// Bound on the automaton size so a hostile query cannot make the server build a huge DFA.
-const LEVENSHTEIN_STATES_MAX: usize = 10_000;
-/// Marks "no match" in the per-entry tier table.
-const NO_MATCH: u8 = u8::MAX;
+/// Longer keys get no typo tolerance: every step of the edit-distance automaton costs
+/// one pass over the key, and no stored term is this long anyway.
+const TYPO_KEY_CHARS_MAX: usize = 64;
+/// Entries handed to one index-building thread at least; below this a second thread
+/// costs more than it saves.
+const BUILD_CHUNK_MIN: usize = 4_096;
+
+/// Matches of one word (or of the whole query) as `(entry, tier)` pairs. Sparse on
+/// purpose: a query touches a few hundred of the ~20k entries, so a dense per-entry
+/// table would cost more to clear and scan than the lookups themselves.
+#[derive(Debug, Default, Clone)]
+struct Matches(Vec<(u32, u8)>);
+
+impl Matches {
+    fn push(&mut self, doc: u32, tier: Tier) {
+        self.0.push((doc, tier as u8));
+    }
+
+    /// Sorts by entry and keeps the best tier of each; every merge below expects this.
+    fn settle(&mut self) {
+        self.0.sort_unstable();
+        self.0.dedup_by_key(|(doc, _)| *doc);
+    }
+
+    /// Entries in both, at the weaker of their two tiers (every word must match).
+    fn intersect(&self, other: &Matches) -> Matches {
+        let (mut a, mut b) = (self.0.iter().peekable(), other.0.iter().peekable());
+        let mut out = Vec::new();
+        while let (Some(&&(da, ta)), Some(&&(db, tb))) = (a.peek(), b.peek()) {
+            match da.cmp(&db) {
+                std::cmp::Ordering::Less => {
+                    a.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    b.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    out.push((da, ta.max(tb)));
+                    a.next();
+                    b.next();
+                }
+            }
+        }
+        Matches(out)
+    }
+
+    /// Entries in either, at the better tier.
+    fn union(mut self, other: &Matches) -> Matches {
+        self.0.extend_from_slice(&other.0);
+        self.settle();
+        self
+    }
+}
+
+/// One query word with its lookup keys, worked out once per search.
+struct WordKeys {
+    keys: QueryKeys,
+    latin: bool,
+}
+
+impl WordKeys {
+    fn of(word: &str) -> WordKeys {
+        let keys = QueryKeys::of(word);
+        let latin = keys.is_latin();
+        WordKeys { keys, latin }
+    }
+}
 
 /// The in-memory index over every learnable of the artifact.
 pub struct EmbeddedIndex {
     docs: Vec<Doc>,
+    /// Term → its number; that term's postings are `postings[starts[n]..starts[n + 1]]`.
     terms: Map<Vec<u8>>,
-    postings: Vec<Vec<Posting>>,
+    starts: Vec<u32>,
+    postings: Vec<Posting>,
 }
 
 impl std::fmt::Debug for EmbeddedIndex {
@@ -146,37 +209,34 @@ impl std::fmt::Debug for EmbeddedIndex {
 }
 
 impl EmbeddedIndex {
-    /// Builds the index; hit positions refer to the order of `entries`.
-    pub fn build<'a>(
-        entries: impl IntoIterator<Item = IndexEntry<'a>>,
-    ) -> Result<EmbeddedIndex, IndexError> {
-        let mut dictionary: BTreeMap<String, Vec<Posting>> = BTreeMap::new();
-        let mut docs = Vec::new();
-        for (position, entry) in entries.into_iter().enumerate() {
-            let doc = u32::try_from(position).map_err(|_| IndexError::TooManyEntries)?;
-            for (term, field) in terms_of(entry.surface, entry.summary.meaning.as_deref()) {
-                let postings = dictionary.entry(term).or_default();
-                // A term repeated in one entry keeps its best field only.
-                match postings.last_mut() {
-                    Some(last) if last.doc == doc => {
-                        if field.exact_tier() < last.field.exact_tier() {
-                            last.field = field;
-                        }
-                    }
-                    _ => postings.push(Posting { doc, field }),
-                }
-            }
-            docs.push(doc_of(entry));
-        }
-        let mut postings = Vec::with_capacity(dictionary.len());
-        let keys = dictionary.into_iter().map(|(term, list)| {
-            postings.push(list);
-            (term, (postings.len() - 1) as u64)
+    /// Builds the index; hit positions refer to the order of `entries`. Term extraction
+    /// (normalisation is the costly part) runs on every available core.
+    pub fn build(entries: &[IndexEntry<'_>]) -> Result<EmbeddedIndex, IndexError> {
+        u32::try_from(entries.len()).map_err(|_| IndexError::TooManyEntries)?;
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let chunk = entries.len().div_ceil(threads).max(BUILD_CHUNK_MIN);
+        let mut triples: Vec<(String, u32, Field)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = entries
+                .chunks(chunk)
+                .enumerate()
+                .map(|(at, part)| scope.spawn(move || sorted_terms(part, at * chunk)))
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|worker| {
+                    worker
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+                })
+                .collect()
         });
-        let terms = Map::from_iter(keys)?;
+        // The chunks arrive sorted, so this stable sort only merges runs.
+        triples.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        let (terms, starts, postings) = dictionary_of(triples)?;
         Ok(EmbeddedIndex {
-            docs,
+            docs: entries.iter().map(|entry| doc_of(*entry)).collect(),
             terms,
+            starts,
             postings,
         })
     }
@@ -196,13 +256,26 @@ impl EmbeddedIndex {
 
     /// Ranks every matching entry and returns the best `limit` of them.
     ///
-    /// Typo-tolerant lookups (building a Levenshtein automaton is the costliest step of
-    /// a search) run only when exact and prefix matches do not fill the page, so
-    /// `total_candidates` counts typo matches only in that case.
+    /// Typo-tolerant lookups run only when exact and prefix matches do not fill the
+    /// page, so `total_candidates` counts typo matches only in that case. The second
+    /// pass adds typo matches to the first pass's lists instead of starting over.
     pub fn search(&self, request: &SearchRequest<'_>) -> SearchHits {
-        let mut candidates = self.candidates(request, false);
+        let words: Vec<WordKeys> = words(request.query)
+            .iter()
+            .map(|w| WordKeys::of(w))
+            .collect();
+        let mut phrase = Matches::default();
+        if words.len() > 1 {
+            self.exact_into(&normalize_term(request.query), Tier::ExactForm, &mut phrase);
+            phrase.settle();
+        }
+        let mut per_word: Vec<Matches> = words.iter().map(|word| self.match_word(word)).collect();
+        let mut candidates = self.candidates(&phrase, &per_word, request);
         if candidates.len() < request.limit {
-            candidates = self.candidates(request, true);
+            for (word, matches) in words.iter().zip(&mut per_word) {
+                self.typos_into(word, matches);
+            }
+            candidates = self.candidates(&phrase, &per_word, request);
         }
         let total_candidates = candidates.len();
         let limit = request.limit.min(total_candidates);
@@ -217,132 +290,128 @@ impl EmbeddedIndex {
         }
     }
 
-    /// Every entry that matches and passes the filters, with its sort key.
-    fn candidates(&self, request: &SearchRequest<'_>, typos: bool) -> Vec<(RankKey, usize)> {
-        let tiers = self.match_query(request.query, typos);
-        tiers
+    /// Every entry that matches the whole query and passes the filters, with its sort
+    /// key: the whole text as one term, or every word matching at the tier of its
+    /// weakest word.
+    fn candidates(
+        &self,
+        phrase: &Matches,
+        per_word: &[Matches],
+        request: &SearchRequest<'_>,
+    ) -> Vec<(RankKey, usize)> {
+        let combined;
+        let matches = match per_word {
+            [] => return Vec::new(),
+            [only] => only,
+            [first, rest @ ..] => {
+                let all = rest
+                    .iter()
+                    .fold(first.clone(), |all, next| all.intersect(next));
+                combined = all.union(phrase);
+                &combined
+            }
+        };
+        matches
+            .0
             .iter()
-            .enumerate()
-            .filter(|(doc, tier)| **tier != NO_MATCH && self.passes(*doc, request))
-            .map(|(doc, tier)| (self.rank_key(doc, *tier), doc))
+            .map(|&(doc, tier)| (doc as usize, tier))
+            .filter(|(doc, _)| self.passes(*doc, request))
+            .map(|(doc, tier)| (self.rank_key(doc, tier), doc))
             .collect()
     }
 
-    /// The best tier of every entry for the whole query: the whole text as one term, or
-    /// (for several words) every word matching, at the tier of its weakest word.
-    fn match_query(&self, query: &str, typos: bool) -> Vec<u8> {
-        let mut best = vec![NO_MATCH; self.docs.len()];
-        let words = words(query);
-        if words.len() > 1 {
-            self.exact_into(&normalize_term(query), Tier::ExactForm, &mut best);
-            let mut all = self.match_word(&words[0], typos);
-            for word in &words[1..] {
-                let next = self.match_word(word, typos);
-                for (tier, other) in all.iter_mut().zip(next) {
-                    *tier = if *tier == NO_MATCH || other == NO_MATCH {
-                        NO_MATCH
-                    } else {
-                        (*tier).max(other)
-                    };
-                }
-            }
-            for (tier, word_tier) in best.iter_mut().zip(all) {
-                *tier = (*tier).min(word_tier);
-            }
-        } else if let Some(word) = words.first() {
-            best = self.match_word(word, typos);
-        }
-        best
-    }
-
-    /// The best tier of every entry for one word.
-    fn match_word(&self, word: &str, typos: bool) -> Vec<u8> {
-        let mut best = vec![NO_MATCH; self.docs.len()];
-        let keys = QueryKeys::of(word);
-        self.exact_into(&keys.text, Tier::ExactForm, &mut best);
+    /// Exact and prefix matches of one word, settled.
+    fn match_word(&self, word: &WordKeys) -> Matches {
+        let keys = &word.keys;
+        let mut matches = Matches::default();
+        self.exact_into(&keys.text, Tier::ExactForm, &mut matches);
         if let Some(kana) = &keys.kana {
             // Romaji typed for a reading: an exact hit is a reading match at best.
-            self.exact_into(kana, Tier::ExactReading, &mut best);
+            self.exact_into(kana, Tier::ExactReading, &mut matches);
         }
-        let latin = keys.is_latin();
-        if !latin || keys.text.chars().count() >= LATIN_PREFIX_CHARS_MIN {
-            self.prefix_into(&keys.text, &mut best);
+        if !word.latin || keys.text.chars().count() >= LATIN_PREFIX_CHARS_MIN {
+            self.prefix_into(&keys.text, &mut matches);
         }
         if let Some(kana) = &keys.kana {
-            self.prefix_into(kana, &mut best);
+            self.prefix_into(kana, &mut matches);
         }
-        if !typos {
-            return best;
-        }
-        let text_distance = typo_distance(&keys.text, latin);
-        self.typo_into(&keys.text, text_distance, &mut best);
-        if let Some(kana) = &keys.kana {
-            self.typo_into(kana, typo_distance(kana, false), &mut best);
-        }
-        best
+        matches.settle();
+        matches
     }
 
-    fn record(&self, postings: u64, tier_of: impl Fn(Field) -> Tier, best: &mut [u8]) {
-        let Some(list) = usize::try_from(postings)
-            .ok()
-            .and_then(|i| self.postings.get(i))
-        else {
+    /// Adds the typo matches of one word to its settled matches.
+    fn typos_into(&self, word: &WordKeys, matches: &mut Matches) {
+        let keys = &word.keys;
+        self.typo_into(&keys.text, typo_distance(&keys.text, word.latin), matches);
+        if let Some(kana) = &keys.kana {
+            self.typo_into(kana, typo_distance(kana, false), matches);
+        }
+        matches.settle();
+    }
+
+    fn record(&self, term: u64, tier_of: impl Fn(Field) -> Tier, matches: &mut Matches) {
+        let Some(list) = usize::try_from(term).ok().and_then(|n| self.postings_of(n)) else {
             return;
         };
         for posting in list {
-            let tier = tier_of(posting.field) as u8;
-            let slot = &mut best[posting.doc as usize];
-            *slot = (*slot).min(tier);
+            matches.push(posting.doc, tier_of(posting.field));
         }
+    }
+
+    fn postings_of(&self, term: usize) -> Option<&[Posting]> {
+        let start = *self.starts.get(term)? as usize;
+        let end = *self.starts.get(term + 1)? as usize;
+        self.postings.get(start..end)
     }
 
     /// Exact hits, at the field's own tier but never better than `floor`.
-    fn exact_into(&self, key: &str, floor: Tier, best: &mut [u8]) {
-        if let Some(postings) = self.terms.get(key) {
-            self.record(postings, |field| field.exact_tier().max(floor), best);
+    fn exact_into(&self, key: &str, floor: Tier, matches: &mut Matches) {
+        if let Some(term) = self.terms.get(key) {
+            self.record(term, |field| field.exact_tier().max(floor), matches);
         }
     }
 
-    fn prefix_into(&self, key: &str, best: &mut [u8]) {
+    fn prefix_into(&self, key: &str, matches: &mut Matches) {
         if key.is_empty() {
             return;
         }
         let automaton = Str::new(key).starts_with();
         let mut stream = self.terms.search(automaton).into_stream();
-        while let Some((_, postings)) = stream.next() {
-            self.record(postings, |_| Tier::Prefix, best);
+        while let Some((_, term)) = stream.next() {
+            self.record(term, |_| Tier::Prefix, matches);
         }
     }
 
-    fn typo_into(&self, key: &str, distance: u32, best: &mut [u8]) {
+    fn typo_into(&self, key: &str, distance: u32, matches: &mut Matches) {
         if distance == 0 {
             return;
         }
-        self.transpositions_into(key, best);
-        let Ok(automaton) = Levenshtein::new_with_limit(key, distance, LEVENSHTEIN_STATES_MAX)
-        else {
-            // Too large an automaton: the query simply gets no typo tolerance.
+        self.transpositions_into(key, matches);
+        let Some(automaton) = EditDistance::new(key, distance) else {
             return;
         };
         let mut stream = self.terms.search(automaton).into_stream();
-        while let Some((_, postings)) = stream.next() {
-            self.record(postings, |_| Tier::Typo, best);
+        while let Some((_, term)) = stream.next() {
+            self.record(term, |_| Tier::Typo, matches);
         }
     }
 
     /// Two swapped neighbours (`shcool`) are two edits for Levenshtein but one slip of
     /// the fingers, so every single swap of the key is looked up as a typo match too.
-    fn transpositions_into(&self, key: &str, best: &mut [u8]) {
+    fn transpositions_into(&self, key: &str, matches: &mut Matches) {
         let chars: Vec<char> = key.chars().collect();
+        let mut variant = String::with_capacity(key.len());
         for at in 1..chars.len() {
             if chars[at - 1] == chars[at] {
                 continue;
             }
-            let mut swapped = chars.clone();
-            swapped.swap(at - 1, at);
-            let variant: String = swapped.into_iter().collect();
-            if let Some(postings) = self.terms.get(&variant) {
-                self.record(postings, |_| Tier::Typo, best);
+            variant.clear();
+            variant.extend(&chars[..at - 1]);
+            variant.push(chars[at]);
+            variant.push(chars[at - 1]);
+            variant.extend(&chars[at + 1..]);
+            if let Some(term) = self.terms.get(&variant) {
+                self.record(term, |_| Tier::Typo, matches);
             }
         }
     }
@@ -366,6 +435,144 @@ impl EmbeddedIndex {
                 .jlpt_level
                 .map_or(u8::MAX, |level| 5u8.saturating_sub(level)),
             frequency: entry.frequency.unwrap_or(u32::MAX),
+        }
+    }
+}
+
+/// The terms of a run of entries as `(term, entry, field)`, sorted by term then entry;
+/// `first` is the position of the run's first entry.
+fn sorted_terms(entries: &[IndexEntry<'_>], first: usize) -> Vec<(String, u32, Field)> {
+    let mut triples = Vec::with_capacity(entries.len() * 12);
+    for (offset, entry) in entries.iter().enumerate() {
+        // `build` checked that every position fits in a u32.
+        let doc = (first + offset) as u32;
+        let terms = terms_of(entry.surface, entry.summary.meaning.as_deref());
+        triples.extend(terms.into_iter().map(|(term, field)| (term, doc, field)));
+    }
+    triples.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    triples
+}
+
+/// The term dictionary from sorted triples. A term repeated in one entry keeps its best
+/// field only (ties keep the first, as the field matters only through its tier).
+fn dictionary_of(
+    triples: Vec<(String, u32, Field)>,
+) -> Result<(Map<Vec<u8>>, Vec<u32>, Vec<Posting>), IndexError> {
+    let mut builder = fst::MapBuilder::memory();
+    let mut starts = Vec::new();
+    let mut postings: Vec<Posting> = Vec::with_capacity(triples.len());
+    let mut current: Option<String> = None;
+    for (term, doc, field) in triples {
+        if current.as_deref() != Some(term.as_str()) {
+            let number = starts.len() as u64;
+            builder.insert(&term, number)?;
+            starts.push(u32::try_from(postings.len()).map_err(|_| IndexError::TooManyEntries)?);
+            current = Some(term);
+        } else if let Some(last) = postings.last_mut().filter(|last| last.doc == doc) {
+            if field.exact_tier() < last.field.exact_tier() {
+                last.field = field;
+            }
+            continue;
+        }
+        postings.push(Posting { doc, field });
+    }
+    starts.push(u32::try_from(postings.len()).map_err(|_| IndexError::TooManyEntries)?);
+    let terms = Map::new(builder.into_inner()?)?;
+    Ok((terms, starts, postings))
+}
+
+/// Matches terms within `distance` edits (insertions, deletions, substitutions of
+/// Unicode characters) of a key. Unlike `fst`'s Levenshtein DFA, which is compiled up
+/// front for every query (the dominant cost of a typo search), this automaton carries
+/// one row of the edit-distance table as its state and computes rows lazily, only for
+/// the dictionary paths the search actually walks.
+struct EditDistance {
+    key: Vec<char>,
+    distance: u8,
+}
+
+/// A row of the edit-distance table (capped at `distance + 1`), plus the bytes of a
+/// character whose UTF-8 encoding is not complete yet.
+#[derive(Debug, Clone)]
+struct EditRow {
+    cells: Vec<u8>,
+    pending: [u8; 4],
+    pending_len: u8,
+}
+
+impl EditDistance {
+    fn new(key: &str, distance: u32) -> Option<EditDistance> {
+        let key: Vec<char> = key.chars().collect();
+        let distance = u8::try_from(distance).ok()?;
+        (key.len() <= TYPO_KEY_CHARS_MAX).then_some(EditDistance { key, distance })
+    }
+
+    fn cap(&self) -> u8 {
+        self.distance + 1
+    }
+
+    fn step(&self, row: &[u8], c: char) -> Vec<u8> {
+        let mut next = Vec::with_capacity(row.len());
+        next.push(row[0].saturating_add(1).min(self.cap()));
+        for (at, &k) in self.key.iter().enumerate() {
+            let substitute = row[at] + u8::from(k != c);
+            let delete = row[at + 1] + 1;
+            let insert = next[at] + 1;
+            next.push(substitute.min(delete).min(insert).min(self.cap()));
+        }
+        next
+    }
+}
+
+impl Automaton for EditDistance {
+    type State = Option<EditRow>;
+
+    fn start(&self) -> Self::State {
+        let cells = (0..=self.key.len())
+            .map(|at| u8::try_from(at).unwrap_or(u8::MAX).min(self.cap()))
+            .collect();
+        Some(EditRow {
+            cells,
+            pending: [0; 4],
+            pending_len: 0,
+        })
+    }
+
+    fn is_match(&self, state: &Self::State) -> bool {
+        state.as_ref().is_some_and(|row| {
+            row.pending_len == 0 && row.cells.last().is_some_and(|&d| d <= self.distance)
+        })
+    }
+
+    fn can_match(&self, state: &Self::State) -> bool {
+        state
+            .as_ref()
+            .is_some_and(|row| row.cells.iter().any(|&d| d <= self.distance))
+    }
+
+    fn accept(&self, state: &Self::State, byte: u8) -> Self::State {
+        let row = state.as_ref()?;
+        let mut pending = row.pending;
+        let len = usize::from(row.pending_len);
+        *pending.get_mut(len)? = byte;
+        let bytes = &pending[..=len];
+        match std::str::from_utf8(bytes) {
+            Ok(text) => {
+                let c = text.chars().next()?;
+                Some(EditRow {
+                    cells: self.step(&row.cells, c),
+                    pending: [0; 4],
+                    pending_len: 0,
+                })
+            }
+            // An incomplete character waits for its next byte; anything else is not
+            // a term of the dictionary (every key is a `String`).
+            Err(e) if e.error_len().is_none() => Some(EditRow {
+                cells: row.cells.clone(),
+                pending,
+                pending_len: row.pending_len + 1,
+            }),
+            Err(_) => None,
         }
     }
 }
@@ -530,15 +737,16 @@ mod tests {
     }
 
     fn index_of(summaries: &[LearnableSummary], surfaces: &[Surface]) -> EmbeddedIndex {
-        let entries = summaries
+        let entries: Vec<IndexEntry<'_>> = summaries
             .iter()
             .zip(surfaces)
             .map(|(summary, surface)| IndexEntry {
                 summary,
                 surface,
                 sample: true,
-            });
-        EmbeddedIndex::build(entries).unwrap()
+            })
+            .collect();
+        EmbeddedIndex::build(&entries).unwrap()
     }
 
     #[test]
@@ -586,6 +794,50 @@ mod tests {
         assert_eq!(search(&index, "eat"), vec![1, 0]);
         assert_eq!(search(&index, "to eat")[0], 1);
         assert_eq!(search(&index, "coffee"), vec![3, 2, 0]);
+    }
+
+    #[test]
+    fn edit_distance_agrees_with_the_levenshtein_dfa() {
+        let mut words = vec![
+            "taberu",
+            "tabero",
+            "taberru",
+            "tabru",
+            "ttaberu",
+            "たべる",
+            "たべもの",
+            "たべ",
+            "しょく",
+            "食べる",
+            "食べ物",
+            "school",
+            "schol",
+            "shcool",
+            "eat",
+            "food",
+            "foood",
+        ];
+        words.sort_unstable();
+        words.dedup();
+        let set = fst::Set::from_iter(words.iter()).unwrap();
+        for (key, distance) in [("taberu", 1), ("taberu", 2), ("food", 1), ("school", 2)] {
+            let ours: Vec<_> = set
+                .search(EditDistance::new(key, distance).unwrap())
+                .into_stream()
+                .into_strs()
+                .unwrap();
+            let dfa = fst::automaton::Levenshtein::new(key, distance).unwrap();
+            let theirs: Vec<_> = set.search(dfa).into_stream().into_strs().unwrap();
+            assert_eq!(ours, theirs, "{key} within {distance}");
+        }
+        // The DFA misses multi-byte neighbours (here even the key itself); the row
+        // automaton counts edits per character.
+        let kana: Vec<_> = set
+            .search(EditDistance::new("たべる", 1).unwrap())
+            .into_stream()
+            .into_strs()
+            .unwrap();
+        assert_eq!(kana, ["たべ", "たべる", "食べる"]);
     }
 
     #[test]
