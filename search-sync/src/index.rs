@@ -232,7 +232,11 @@ impl EmbeddedIndex {
         });
         // The chunks arrive sorted, so this stable sort only merges runs.
         triples.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-        let (terms, starts, postings) = dictionary_of(triples)?;
+        let Dictionary {
+            terms,
+            starts,
+            postings,
+        } = dictionary_of(triples)?;
         Ok(EmbeddedIndex {
             docs: entries.iter().map(|entry| doc_of(*entry)).collect(),
             terms,
@@ -453,11 +457,16 @@ fn sorted_terms(entries: &[IndexEntry<'_>], first: usize) -> Vec<(String, u32, F
     triples
 }
 
+/// The parts of [`EmbeddedIndex`] that `dictionary_of` builds.
+struct Dictionary {
+    terms: Map<Vec<u8>>,
+    starts: Vec<u32>,
+    postings: Vec<Posting>,
+}
+
 /// The term dictionary from sorted triples. A term repeated in one entry keeps its best
 /// field only (ties keep the first, as the field matters only through its tier).
-fn dictionary_of(
-    triples: Vec<(String, u32, Field)>,
-) -> Result<(Map<Vec<u8>>, Vec<u32>, Vec<Posting>), IndexError> {
+fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, IndexError> {
     let mut builder = fst::MapBuilder::memory();
     let mut starts = Vec::new();
     let mut postings: Vec<Posting> = Vec::with_capacity(triples.len());
@@ -478,7 +487,11 @@ fn dictionary_of(
     }
     starts.push(u32::try_from(postings.len()).map_err(|_| IndexError::TooManyEntries)?);
     let terms = Map::new(builder.into_inner()?)?;
-    Ok((terms, starts, postings))
+    Ok(Dictionary {
+        terms,
+        starts,
+        postings,
+    })
 }
 
 /// Matches terms within `distance` edits (insertions, deletions, substitutions of
