@@ -128,10 +128,9 @@ impl TestApp {
                 .get(format!("{}/readyz", self.address))
                 .send()
                 .await
+                && response.status() == 200
             {
-                if response.status() == 200 {
-                    return;
-                }
+                return;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
