@@ -504,11 +504,14 @@ struct EditDistance {
     distance: u8,
 }
 
-/// A row of the edit-distance table (capped at `distance + 1`), plus the bytes of a
-/// character whose UTF-8 encoding is not complete yet.
-#[derive(Debug, Clone)]
+/// A row of the edit-distance table (capped at `distance + 1`; only the first
+/// `key.len() + 1` cells are used), plus the bytes of a character whose UTF-8 encoding
+/// is not complete yet. A fixed array rather than a `Vec`: the search creates one state
+/// per dictionary edge it walks, and a heap allocation each time cost more than the
+/// arithmetic.
+#[derive(Debug, Clone, Copy)]
 struct EditRow {
-    cells: Vec<u8>,
+    cells: [u8; TYPO_KEY_CHARS_MAX + 1],
     pending: [u8; 4],
     pending_len: u8,
 }
@@ -516,7 +519,7 @@ struct EditRow {
 impl EditDistance {
     fn new(key: &str, distance: u32) -> Option<EditDistance> {
         let key: Vec<char> = key.chars().collect();
-        let distance = u8::try_from(distance).ok()?;
+        let distance = u8::try_from(distance).ok().filter(|&d| d < u8::MAX / 2)?;
         (key.len() <= TYPO_KEY_CHARS_MAX).then_some(EditDistance { key, distance })
     }
 
@@ -524,16 +527,34 @@ impl EditDistance {
         self.distance + 1
     }
 
-    fn step(&self, row: &[u8], c: char) -> Vec<u8> {
-        let mut next = Vec::with_capacity(row.len());
-        next.push(row[0].saturating_add(1).min(self.cap()));
+    fn cells<'r>(&self, row: &'r EditRow) -> &'r [u8] {
+        &row.cells[..=self.key.len()]
+    }
+
+    fn step(&self, row: &EditRow, c: char) -> EditRow {
+        let mut next = EditRow {
+            cells: [0; TYPO_KEY_CHARS_MAX + 1],
+            pending: [0; 4],
+            pending_len: 0,
+        };
+        next.cells[0] = (row.cells[0] + 1).min(self.cap());
         for (at, &k) in self.key.iter().enumerate() {
-            let substitute = row[at] + u8::from(k != c);
-            let delete = row[at + 1] + 1;
-            let insert = next[at] + 1;
-            next.push(substitute.min(delete).min(insert).min(self.cap()));
+            let substitute = row.cells[at] + u8::from(k != c);
+            let delete = row.cells[at + 1] + 1;
+            let insert = next.cells[at] + 1;
+            next.cells[at + 1] = substitute.min(delete).min(insert).min(self.cap());
         }
         next
+    }
+}
+
+/// The length of a UTF-8 sequence from its first byte.
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
     }
 }
 
@@ -541,9 +562,10 @@ impl Automaton for EditDistance {
     type State = Option<EditRow>;
 
     fn start(&self) -> Self::State {
-        let cells = (0..=self.key.len())
-            .map(|at| u8::try_from(at).unwrap_or(u8::MAX).min(self.cap()))
-            .collect();
+        let mut cells = [0; TYPO_KEY_CHARS_MAX + 1];
+        for (at, cell) in cells.iter_mut().enumerate().take(self.key.len() + 1) {
+            *cell = u8::try_from(at).unwrap_or(u8::MAX).min(self.cap());
+        }
         Some(EditRow {
             cells,
             pending: [0; 4],
@@ -553,14 +575,14 @@ impl Automaton for EditDistance {
 
     fn is_match(&self, state: &Self::State) -> bool {
         state.as_ref().is_some_and(|row| {
-            row.pending_len == 0 && row.cells.last().is_some_and(|&d| d <= self.distance)
+            row.pending_len == 0 && self.cells(row).last().is_some_and(|&d| d <= self.distance)
         })
     }
 
     fn can_match(&self, state: &Self::State) -> bool {
         state
             .as_ref()
-            .is_some_and(|row| row.cells.iter().any(|&d| d <= self.distance))
+            .is_some_and(|row| self.cells(row).iter().any(|&d| d <= self.distance))
     }
 
     fn accept(&self, state: &Self::State, byte: u8) -> Self::State {
@@ -568,25 +590,17 @@ impl Automaton for EditDistance {
         let mut pending = row.pending;
         let len = usize::from(row.pending_len);
         *pending.get_mut(len)? = byte;
-        let bytes = &pending[..=len];
-        match std::str::from_utf8(bytes) {
-            Ok(text) => {
-                let c = text.chars().next()?;
-                Some(EditRow {
-                    cells: self.step(&row.cells, c),
-                    pending: [0; 4],
-                    pending_len: 0,
-                })
-            }
-            // An incomplete character waits for its next byte; anything else is not
-            // a term of the dictionary (every key is a `String`).
-            Err(e) if e.error_len().is_none() => Some(EditRow {
-                cells: row.cells.clone(),
+        if len + 1 < utf8_len(pending[0]) {
+            // An incomplete character waits for its next byte.
+            return Some(EditRow {
                 pending,
                 pending_len: row.pending_len + 1,
-            }),
-            Err(_) => None,
+                ..*row
+            });
         }
+        // Every key of the dictionary is a `String`, so a complete sequence decodes.
+        let c = std::str::from_utf8(&pending[..=len]).ok()?.chars().next()?;
+        Some(self.step(row, c))
     }
 }
 
