@@ -33,8 +33,7 @@ cargo build --release --quiet --bin manabi
 binary=$PWD/target/release/manabi
 artifact=${MANABI_ARTIFACT:-data/manabi-dataset.jsonl.zst}
 
-mkdir -p var
-work=$(mktemp -d "$PWD/var/bench-billed.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/manabi-bench-billed.XXXXXX")
 schema="bench_billed_$(date +%s)_$$"
 server_pid=
 projector_pid=

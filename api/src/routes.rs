@@ -239,6 +239,7 @@ pub async fn list_credit_packs(
     summary = "This OpenAPI 3.1 description",
     responses((status = 200, description = "The OpenAPI document", content_type = "application/json",
         body = Object)),
+    security((), ("bearer" = []), ("api_key" = [])),
 )]
 pub async fn get_openapi(State(state): State<AppState>) -> Response {
     json_response(state.openapi_json.clone())
