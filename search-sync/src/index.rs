@@ -197,7 +197,23 @@ pub struct EmbeddedIndex {
     terms: Map<Vec<u8>>,
     starts: Vec<u32>,
     postings: Vec<Posting>,
+    typo_terms: TypoTerms,
 }
+
+/// The subsets of the dictionary a typo search walks, with the same term numbers. Every
+/// character a key lacks costs an edit, so a term with more than `distance` characters
+/// outside the key's script can never match it: a Latin key need not walk the ~60,000
+/// kanji and kana terms, and a kana key not the English ones. Walking every two-character
+/// prefix of the whole dictionary was the cost of a typo search.
+struct TypoTerms {
+    /// Terms with at most [`LATIN_TYPO_MAX`] non-ASCII characters.
+    latin: Map<Vec<u8>>,
+    /// Terms with at most one character that is not kana.
+    kana: Map<Vec<u8>>,
+}
+
+/// The largest edit distance a Latin key gets.
+const LATIN_TYPO_MAX: usize = 2;
 
 impl std::fmt::Debug for EmbeddedIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -236,12 +252,14 @@ impl EmbeddedIndex {
             terms,
             starts,
             postings,
+            typo_terms,
         } = dictionary_of(triples)?;
         Ok(EmbeddedIndex {
             docs: entries.iter().map(|entry| doc_of(*entry)).collect(),
             terms,
             starts,
             postings,
+            typo_terms,
         })
     }
 
@@ -394,7 +412,13 @@ impl EmbeddedIndex {
         let Some(automaton) = EditDistance::new(key, distance) else {
             return;
         };
-        let mut stream = self.terms.search(automaton).into_stream();
+        // `typo_distance` gives edits only to ASCII and kana keys.
+        let terms = if key.is_ascii() {
+            &self.typo_terms.latin
+        } else {
+            &self.typo_terms.kana
+        };
+        let mut stream = terms.search(automaton).into_stream();
         while let Some((_, term)) = stream.next() {
             self.record(term, |_| Tier::Typo, matches);
         }
@@ -462,12 +486,15 @@ struct Dictionary {
     terms: Map<Vec<u8>>,
     starts: Vec<u32>,
     postings: Vec<Posting>,
+    typo_terms: TypoTerms,
 }
 
 /// The term dictionary from sorted triples. A term repeated in one entry keeps its best
 /// field only (ties keep the first, as the field matters only through its tier).
 fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, IndexError> {
     let mut builder = fst::MapBuilder::memory();
+    let mut latin = fst::MapBuilder::memory();
+    let mut kana = fst::MapBuilder::memory();
     let mut starts = Vec::new();
     let mut postings: Vec<Posting> = Vec::with_capacity(triples.len());
     let mut current: Option<String> = None;
@@ -475,6 +502,12 @@ fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, Index
         if current.as_deref() != Some(term.as_str()) {
             let number = starts.len() as u64;
             builder.insert(&term, number)?;
+            if term.chars().filter(|c| !c.is_ascii()).count() <= LATIN_TYPO_MAX {
+                latin.insert(&term, number)?;
+            }
+            if term.chars().filter(|c| !is_kana_char(*c)).count() <= 1 {
+                kana.insert(&term, number)?;
+            }
             starts.push(u32::try_from(postings.len()).map_err(|_| IndexError::TooManyEntries)?);
             current = Some(term);
         } else if let Some(last) = postings.last_mut().filter(|last| last.doc == doc) {
@@ -487,11 +520,20 @@ fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, Index
     }
     starts.push(u32::try_from(postings.len()).map_err(|_| IndexError::TooManyEntries)?);
     let terms = Map::new(builder.into_inner()?)?;
+    let typo_terms = TypoTerms {
+        latin: Map::new(latin.into_inner()?)?,
+        kana: Map::new(kana.into_inner()?)?,
+    };
     Ok(Dictionary {
         terms,
         starts,
         postings,
+        typo_terms,
     })
+}
+
+fn is_kana_char(c: char) -> bool {
+    crate::kana::is_kana(c.encode_utf8(&mut [0; 4]))
 }
 
 /// Matches terms within `distance` edits (insertions, deletions, substitutions of
@@ -514,6 +556,8 @@ struct EditRow {
     cells: [u8; TYPO_KEY_CHARS_MAX + 1],
     pending: [u8; 4],
     pending_len: u8,
+    /// Some cell is within the distance; kept because the search asks once per edge.
+    alive: bool,
 }
 
 impl EditDistance {
@@ -536,6 +580,7 @@ impl EditDistance {
             cells: [0; TYPO_KEY_CHARS_MAX + 1],
             pending: [0; 4],
             pending_len: 0,
+            alive: false,
         };
         next.cells[0] = (row.cells[0] + 1).min(self.cap());
         for (at, &k) in self.key.iter().enumerate() {
@@ -544,6 +589,7 @@ impl EditDistance {
             let insert = next.cells[at] + 1;
             next.cells[at + 1] = substitute.min(delete).min(insert).min(self.cap());
         }
+        next.alive = self.cells(&next).iter().any(|&d| d <= self.distance);
         next
     }
 }
@@ -570,6 +616,8 @@ impl Automaton for EditDistance {
             cells,
             pending: [0; 4],
             pending_len: 0,
+            // The distance is at least 1 and the first cell 0.
+            alive: true,
         })
     }
 
@@ -580,9 +628,7 @@ impl Automaton for EditDistance {
     }
 
     fn can_match(&self, state: &Self::State) -> bool {
-        state
-            .as_ref()
-            .is_some_and(|row| self.cells(row).iter().any(|&d| d <= self.distance))
+        state.as_ref().is_some_and(|row| row.alive)
     }
 
     fn accept(&self, state: &Self::State, byte: u8) -> Self::State {
