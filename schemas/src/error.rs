@@ -100,7 +100,13 @@ pub struct ErrorBody {
 
 impl ErrorBody {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), required: None, balance: None, top_up_url: None }
+        Self {
+            code,
+            message: message.into(),
+            required: None,
+            balance: None,
+            top_up_url: None,
+        }
     }
 }
 

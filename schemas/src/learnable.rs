@@ -10,7 +10,9 @@ use crate::vocabulary::VocabularyDetail;
 
 /// What kind of entry a learnable is. The five language types can be searched by `type`;
 /// the others are Japanese-history entity types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum LearnableType {
     Kanji,
@@ -70,7 +72,11 @@ impl LearnableType {
     }
 
     pub fn domain(self) -> Domain {
-        if LearnableType::LANGUAGE.contains(&self) { Domain::Language } else { Domain::History }
+        if LearnableType::LANGUAGE.contains(&self) {
+            Domain::Language
+        } else {
+            Domain::History
+        }
     }
 }
 

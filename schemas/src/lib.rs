@@ -22,5 +22,5 @@ pub use envelope::{
 pub use error::{ErrorBody, ErrorCode, ErrorEnvelope};
 pub use learnable::{
     Citation, CrossCheck, Domain, Learnable, LearnableBody, LearnableSummary, LearnableType,
-    Relation, RelatedEntry, RelatedLearnables, Script, WritingForm,
+    RelatedEntry, RelatedLearnables, Relation, Script, WritingForm,
 };
