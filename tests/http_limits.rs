@@ -37,7 +37,7 @@ async fn large_bodies_are_413() {
     let response = app
         .client
         .get(format!("{}/api/v1", app.address))
-        .body(vec![b'b'; 4096])
+        .body(vec![b'b'; 128 * 1024])
         .send()
         .await
         .unwrap();

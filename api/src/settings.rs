@@ -128,7 +128,8 @@ pub struct RequestLimits {
     pub query_bytes_max: usize,
     /// All header names and values together, in bytes (431 beyond).
     pub header_bytes_max: usize,
-    /// Request body, in bytes (413 beyond); every endpoint is a GET.
+    /// Request body, in bytes (413 beyond). REST reads are GETs; the bound is sized for
+    /// MCP JSON-RPC messages, whose `initialize` carries client capabilities and `_meta`.
     pub body_bytes_max: usize,
     /// Whole request handling time (504 beyond).
     pub request_timeout_ms: u64,
@@ -140,7 +141,7 @@ impl Default for RequestLimits {
             uri_bytes_max: 2048,
             query_bytes_max: 1024,
             header_bytes_max: 8192,
-            body_bytes_max: 1024,
+            body_bytes_max: 65_536,
             request_timeout_ms: 10_000,
         }
     }
