@@ -206,9 +206,9 @@ pub struct EmbeddedIndex {
 /// kanji and kana terms, and a kana key not the English ones. Walking every two-character
 /// prefix of the whole dictionary was the cost of a typo search.
 struct TypoTerms {
-    /// Terms with at most [`LATIN_TYPO_MAX`] non-ASCII characters.
+    /// Terms a Latin key can reach: see [`reachable_by_latin_typo`].
     latin: Map<Vec<u8>>,
-    /// Terms with at most one character that is not kana.
+    /// Terms a kana key can reach: see [`reachable_by_kana_typo`].
     kana: Map<Vec<u8>>,
 }
 
@@ -502,10 +502,10 @@ fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, Index
         if current.as_deref() != Some(term.as_str()) {
             let number = starts.len() as u64;
             builder.insert(&term, number)?;
-            if term.chars().filter(|c| !c.is_ascii()).count() <= LATIN_TYPO_MAX {
+            if reachable_by_latin_typo(&term) {
                 latin.insert(&term, number)?;
             }
-            if term.chars().filter(|c| !is_kana_char(*c)).count() <= 1 {
+            if reachable_by_kana_typo(&term) {
                 kana.insert(&term, number)?;
             }
             starts.push(u32::try_from(postings.len()).map_err(|_| IndexError::TooManyEntries)?);
@@ -530,6 +530,20 @@ fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, Index
         postings,
         typo_terms,
     })
+}
+
+/// A Latin key gets edits from 4 characters on (one edit: terms of 3+ characters), and a
+/// term with more non-ASCII characters than the largest distance is out of reach.
+fn reachable_by_latin_typo(term: &str) -> bool {
+    term.chars().count() + 1 >= LATIN_TYPO_ONE_CHARS_MIN
+        && term.chars().filter(|c| !c.is_ascii()).count() <= LATIN_TYPO_MAX
+}
+
+/// A kana key gets one edit from 3 characters on: terms of 2+ characters with at most
+/// one character that is not kana.
+fn reachable_by_kana_typo(term: &str) -> bool {
+    term.chars().count() + 1 >= KANA_TYPO_ONE_CHARS_MIN
+        && term.chars().filter(|c| !is_kana_char(*c)).count() <= 1
 }
 
 fn is_kana_char(c: char) -> bool {
