@@ -206,10 +206,11 @@ pub struct EmbeddedIndex {
 /// kanji and kana terms, and a kana key not the English ones. Walking every two-character
 /// prefix of the whole dictionary was the cost of a typo search.
 struct TypoTerms {
-    /// Terms a Latin key can reach: see [`reachable_by_latin_typo`].
-    latin: Map<Vec<u8>>,
-    /// Terms a kana key can reach: see [`reachable_by_kana_typo`].
-    kana: Map<Vec<u8>>,
+    /// Terms a Latin key can reach (see [`reachable_by_latin_typo`]), one map per term
+    /// length in characters: a key of `n` characters only walks lengths `n ± distance`.
+    latin: Vec<Map<Vec<u8>>>,
+    /// Terms a kana key can reach (see [`reachable_by_kana_typo`]), by length too.
+    kana: Vec<Map<Vec<u8>>>,
 }
 
 /// The largest edit distance a Latin key gets.
@@ -413,14 +414,21 @@ impl EmbeddedIndex {
             return;
         };
         // `typo_distance` gives edits only to ASCII and kana keys.
-        let terms = if key.is_ascii() {
+        let by_length = if key.is_ascii() {
             &self.typo_terms.latin
         } else {
             &self.typo_terms.kana
         };
-        let mut stream = terms.search(automaton).into_stream();
-        while let Some((_, term)) = stream.next() {
-            self.record(term, |_| Tier::Typo, matches);
+        let length = automaton.key.len();
+        let edits = automaton.distance as usize;
+        let reachable = by_length
+            .get(length.saturating_sub(edits)..by_length.len().min(length + edits + 1))
+            .unwrap_or_default();
+        for terms in reachable {
+            let mut stream = terms.search(&automaton).into_stream();
+            while let Some((_, term)) = stream.next() {
+                self.record(term, |_| Tier::Typo, matches);
+            }
         }
     }
 
@@ -493,8 +501,9 @@ struct Dictionary {
 /// field only (ties keep the first, as the field matters only through its tier).
 fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, IndexError> {
     let mut builder = fst::MapBuilder::memory();
-    let mut latin = fst::MapBuilder::memory();
-    let mut kana = fst::MapBuilder::memory();
+    let lengths = TYPO_KEY_CHARS_MAX + LATIN_TYPO_MAX + 1;
+    let mut latin: Vec<_> = (0..lengths).map(|_| fst::MapBuilder::memory()).collect();
+    let mut kana: Vec<_> = (0..lengths).map(|_| fst::MapBuilder::memory()).collect();
     let mut starts = Vec::new();
     let mut postings: Vec<Posting> = Vec::with_capacity(triples.len());
     let mut current: Option<String> = None;
@@ -502,11 +511,18 @@ fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, Index
         if current.as_deref() != Some(term.as_str()) {
             let number = starts.len() as u64;
             builder.insert(&term, number)?;
-            if reachable_by_latin_typo(&term) {
-                latin.insert(&term, number)?;
+            let length = term.chars().count();
+            if let Some(bucket) = latin
+                .get_mut(length)
+                .filter(|_| reachable_by_latin_typo(&term))
+            {
+                bucket.insert(&term, number)?;
             }
-            if reachable_by_kana_typo(&term) {
-                kana.insert(&term, number)?;
+            if let Some(bucket) = kana
+                .get_mut(length)
+                .filter(|_| reachable_by_kana_typo(&term))
+            {
+                bucket.insert(&term, number)?;
             }
             starts.push(u32::try_from(postings.len()).map_err(|_| IndexError::TooManyEntries)?);
             current = Some(term);
@@ -520,9 +536,15 @@ fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, Index
     }
     starts.push(u32::try_from(postings.len()).map_err(|_| IndexError::TooManyEntries)?);
     let terms = Map::new(builder.into_inner()?)?;
+    let finish = |builders: Vec<fst::MapBuilder<Vec<u8>>>| {
+        builders
+            .into_iter()
+            .map(|builder| Ok(Map::new(builder.into_inner()?)?))
+            .collect::<Result<Vec<_>, IndexError>>()
+    };
     let typo_terms = TypoTerms {
-        latin: Map::new(latin.into_inner()?)?,
-        kana: Map::new(kana.into_inner()?)?,
+        latin: finish(latin)?,
+        kana: finish(kana)?,
     };
     Ok(Dictionary {
         terms,
