@@ -502,8 +502,10 @@ struct Dictionary {
 fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, IndexError> {
     let mut builder = fst::MapBuilder::memory();
     let lengths = TYPO_KEY_CHARS_MAX + LATIN_TYPO_MAX + 1;
-    let mut latin: Vec<_> = (0..lengths).map(|_| fst::MapBuilder::memory()).collect();
-    let mut kana: Vec<_> = (0..lengths).map(|_| fst::MapBuilder::memory()).collect();
+    // Collected first and built one map at a time: every `fst` builder holds a sizeable
+    // node registry, and a hundred of them at once doubled the server's peak memory.
+    let mut latin: Vec<Vec<(String, u64)>> = vec![Vec::new(); lengths];
+    let mut kana: Vec<Vec<(String, u64)>> = vec![Vec::new(); lengths];
     let mut starts = Vec::new();
     let mut postings: Vec<Posting> = Vec::with_capacity(triples.len());
     let mut current: Option<String> = None;
@@ -516,13 +518,13 @@ fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, Index
                 .get_mut(length)
                 .filter(|_| reachable_by_latin_typo(&term))
             {
-                bucket.insert(&term, number)?;
+                bucket.push((term.clone(), number));
             }
             if let Some(bucket) = kana
                 .get_mut(length)
                 .filter(|_| reachable_by_kana_typo(&term))
             {
-                bucket.insert(&term, number)?;
+                bucket.push((term.clone(), number));
             }
             starts.push(u32::try_from(postings.len()).map_err(|_| IndexError::TooManyEntries)?);
             current = Some(term);
@@ -536,10 +538,10 @@ fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, Index
     }
     starts.push(u32::try_from(postings.len()).map_err(|_| IndexError::TooManyEntries)?);
     let terms = Map::new(builder.into_inner()?)?;
-    let finish = |builders: Vec<fst::MapBuilder<Vec<u8>>>| {
-        builders
+    let finish = |buckets: Vec<Vec<(String, u64)>>| {
+        buckets
             .into_iter()
-            .map(|builder| Ok(Map::new(builder.into_inner()?)?))
+            .map(|bucket| Ok(Map::from_iter(bucket)?))
             .collect::<Result<Vec<_>, IndexError>>()
     };
     let typo_terms = TypoTerms {
