@@ -129,12 +129,16 @@ impl From<ChargeLine> for InvoiceLine {
 #[into_params(parameter_in = Query)]
 pub struct ChargesQueryString {
     /// First UTC day, `YYYY-MM-DD` (default: 30 days before `to`).
+    #[param(value_type = Option<String>, format = Date)]
     pub from: Option<String>,
     /// Last UTC day, inclusive, `YYYY-MM-DD` (default: today). At most 366 days after `from`.
+    #[param(value_type = Option<String>, format = Date)]
     pub to: Option<String>,
     /// Lines per page, 1 to 100 (default 50).
+    #[param(value_type = Option<i32>, minimum = 1, maximum = 100, default = 50)]
     pub limit: Option<String>,
     /// `next_cursor` of the previous page.
+    #[param(pattern = "^([0-9a-f]{2})+$", max_length = 512)]
     pub cursor: Option<String>,
 }
 
@@ -268,8 +272,10 @@ pub async fn list_charges(
     ApiQuery(raw): ApiQuery<ChargesQueryString>,
     call: Call,
 ) -> Result<Answer, ApiError> {
-    let params = ChargesParams::parse(&raw, Utc::now().date_naive())?;
+    // The caller first: these are the key owner's own records, so a request without a
+    // valid key learns nothing, not even which of its parameters were wrong.
     let caller = authenticate(&state, &call).await?;
+    let params = ChargesParams::parse(&raw, Utc::now().date_naive())?;
     let after = params
         .after
         .clone()
