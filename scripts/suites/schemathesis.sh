@@ -13,12 +13,9 @@ if [ ! -x "$venv/bin/schemathesis" ]; then
     "$venv/bin/pip" install --quiet schemathesis
 fi
 
-binary=target/release/manabi
-[ -x "$binary" ] || binary=target/debug/manabi
-if [ ! -x "$binary" ]; then
-    cargo build --quiet --bin manabi
-    binary=target/debug/manabi
-fi
+# The binary of the current tree (a release binary left by a benchmark may be stale).
+cargo build --quiet --bin manabi
+binary=target/debug/manabi
 
 work=$(mktemp -d var/schemathesis.XXXXXX)
 server_pid=
