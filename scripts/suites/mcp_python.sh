@@ -7,6 +7,7 @@
 # Exits non-zero on any failure and always stops the server.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/lib/server.sh
 
 venv=var/venv
 if ! "$venv/bin/python" -c "import mcp" 2>/dev/null; then
@@ -47,17 +48,7 @@ MANABI_BIND=127.0.0.1:0 MANABI_DATA_DIR="$work/var" MANABI_ARTIFACT="$artifact" 
     "$binary" serve >"$work/stdout" 2>"$work/stderr" &
 server_pid=$!
 
-base=
-for _ in $(seq 1 400); do
-    base=$(sed -n 's/^manabi listening on //p' "$work/stdout")
-    if [ -n "$base" ] && curl -fsS "$base/readyz" >/dev/null 2>&1; then break; fi
-    sleep 0.05
-done
-if [ -z "$base" ] || ! curl -fsS "$base/readyz" >/dev/null; then
-    echo "mcp_python: server did not become ready" >&2
-    cat "$work/stderr" >&2
-    exit 1
-fi
+wait_for_server "$work/stdout" "$work/stderr" mcp_python
 
 if ! "$venv/bin/python" tests/python/mcp_client.py --base "$base" --manabi "$binary" \
     --database-url "$database_url" --ids "$ids"; then

@@ -5,6 +5,7 @@
 # while no artifact is committed. Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/lib/server.sh
 
 venv=var/venv
 if [ ! -x "$venv/bin/schemathesis" ]; then
@@ -38,17 +39,7 @@ MANABI_BIND=127.0.0.1:0 MANABI_DATA_DIR="$work/var" MANABI_ARTIFACT="$artifact" 
     "$binary" serve >"$work/stdout" 2>"$work/stderr" &
 server_pid=$!
 
-base=
-for _ in $(seq 1 200); do
-    base=$(sed -n 's/^manabi listening on //p' "$work/stdout")
-    if [ -n "$base" ] && curl -fsS "$base/readyz" >/dev/null 2>&1; then break; fi
-    sleep 0.05
-done
-if [ -z "$base" ] || ! curl -fsS "$base/readyz" >/dev/null; then
-    echo "schemathesis: server did not become ready" >&2
-    cat "$work/stderr" >&2
-    exit 1
-fi
+wait_for_server "$work/stdout" "$work/stderr" schemathesis
 
 # A valid but not-yet-served locale (fr) is answered 422 LOCALE_UNAVAILABLE, as documented.
 # Oversized URIs and query strings are refused with 414 before their parameters are read;
