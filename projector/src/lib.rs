@@ -70,20 +70,18 @@ impl Projector {
         let Some(last) = events.last().map(|e| e.position) else {
             return Ok(0);
         };
-        for event in &events {
-            for statement in projection::statements(event) {
-                tx.execute(&statement).await?;
-            }
+        for statement in projection::statements(&events) {
+            tx.execute(&statement).await?;
         }
         assert!(last > after, "the checkpoint only moves forward");
-        tx.execute(&Statement {
-            sql: "UPDATE rm_checkpoint SET transaction_id = $1, global_position = $2 \
-                  WHERE name = 'read_models'",
-            values: vec![
+        tx.execute(&Statement::new(
+            "UPDATE rm_checkpoint SET transaction_id = $1, global_position = $2 \
+             WHERE name = 'read_models'",
+            vec![
                 Value::Int(last.transaction_id),
                 Value::Int(last.global_position),
             ],
-        })
+        ))
         .await?;
         tx.commit().await?;
         Ok(events.len())

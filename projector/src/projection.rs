@@ -1,5 +1,13 @@
-//! What each ledger event changes in the read models, as SQL statements. Pure: the
-//! projector runs them in the transaction that also moves the checkpoint.
+//! What ledger events change in the read models, as SQL statements. Pure: the projector
+//! runs them in the transaction that also moves the checkpoint.
+//!
+//! Charges are most of the ledger and only ever add to sums, so a run of consecutive
+//! charges is folded first and written as a few multi-row statements (one balance
+//! update, one insert of invoice lines, one upsert per usage table and one for the
+//! statements) instead of five statements per charge. Any other event ends the run, so
+//! every statement still sees the read models as they were after the events before it.
+
+use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use manabi_ledger::store::RecordedEvent;
@@ -8,7 +16,7 @@ use manabi_schemas::events::{
 };
 use uuid::Uuid;
 
-use crate::sql::{Statement, Value};
+use crate::sql::{Statement, Value, multi_row};
 
 /// The read models' text form of an instant: RFC 3339, UTC, microseconds (sortable).
 pub fn instant(at: DateTime<Utc>) -> String {
@@ -36,46 +44,58 @@ fn text(value: impl ToString) -> Value {
     Value::Text(value.to_string())
 }
 
-/// The statements that project `recorded`; none for streams without read models.
-pub fn statements(recorded: &RecordedEvent) -> Vec<Statement> {
-    let Some(account_id) = recorded.stream.account_id() else {
-        return Vec::new();
-    };
-    let at = recorded.recorded_at;
-    match &recorded.event {
-        LedgerEvent::AccountOpened(e) => vec![Statement {
-            sql: "INSERT INTO rm_accounts (account_id, email, balance, daily_calls_cap, \
-                  opened_at) VALUES ($1, $2, 0, $3, $4)",
-            values: vec![
-                text(account_id),
-                text(&e.email),
-                Value::Int(i64::from(
-                    manabi_ledger::account::ACCOUNT_DAILY_CALLS_DEFAULT,
-                )),
-                text(instant(at)),
-            ],
-        }],
-        LedgerEvent::PointsCredited(e) => credited(account_id, recorded.id, at, e),
-        LedgerEvent::ApiKeyIssued(e) => vec![issued(account_id, at, e)],
-        LedgerEvent::ApiKeyRevoked(e) => vec![Statement {
-            sql: "UPDATE rm_api_keys SET revoked = 1 WHERE key_id = $1",
-            values: vec![text(e.key_id)],
-        }],
-        LedgerEvent::DailyCapChanged(e) => vec![cap_changed(account_id, e)],
-        LedgerEvent::CallCharged(e) => charged(account_id, recorded.id, at, e),
+/// The statements that project `events`, in their order.
+pub fn statements(events: &[RecordedEvent]) -> Vec<Statement> {
+    let mut out = Vec::new();
+    let mut run = ChargeRun::default();
+    for recorded in events {
+        // Streams without read models (localization, x402, pricing) change nothing here.
+        let Some(account_id) = recorded.stream.account_id() else {
+            continue;
+        };
+        let at = recorded.recorded_at;
+        if let LedgerEvent::CallCharged(e) = &recorded.event {
+            run.add(account_id, recorded.id, at, e);
+            continue;
+        }
+        run.flush_into(&mut out);
+        match &recorded.event {
+            LedgerEvent::AccountOpened(e) => out.push(Statement::new(
+                "INSERT INTO rm_accounts (account_id, email, balance, daily_calls_cap, \
+                 opened_at) VALUES ($1, $2, 0, $3, $4)",
+                vec![
+                    text(account_id),
+                    text(&e.email),
+                    Value::Int(i64::from(
+                        manabi_ledger::account::ACCOUNT_DAILY_CALLS_DEFAULT,
+                    )),
+                    text(instant(at)),
+                ],
+            )),
+            LedgerEvent::PointsCredited(e) => out.extend(credited(account_id, recorded.id, at, e)),
+            LedgerEvent::ApiKeyIssued(e) => out.push(issued(account_id, at, e)),
+            LedgerEvent::ApiKeyRevoked(e) => out.push(Statement::new(
+                "UPDATE rm_api_keys SET revoked = 1 WHERE key_id = $1",
+                vec![text(e.key_id)],
+            )),
+            LedgerEvent::DailyCapChanged(e) => out.push(cap_changed(account_id, e)),
+            LedgerEvent::CallCharged(_) => {}
+        }
     }
+    run.flush_into(&mut out);
+    out
 }
 
 fn credited(account_id: Uuid, id: Uuid, at: DateTime<Utc>, e: &PointsCredited) -> Vec<Statement> {
-    vec![
-        Statement {
-            sql: "UPDATE rm_accounts SET balance = balance + $2 WHERE account_id = $1",
-            values: vec![text(account_id), Value::Int(e.points)],
-        },
-        Statement {
-            sql: "INSERT INTO rm_credits (event_id, account_id, kind, points, \
-                  idempotency_key, credited_at) VALUES ($1, $2, $3, $4, $5, $6)",
-            values: vec![
+    let mut statements = vec![
+        Statement::new(
+            "UPDATE rm_accounts SET balance = balance + $2 WHERE account_id = $1",
+            vec![text(account_id), Value::Int(e.points)],
+        ),
+        Statement::new(
+            "INSERT INTO rm_credits (event_id, account_id, kind, points, \
+             idempotency_key, credited_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            vec![
                 text(id),
                 text(account_id),
                 text(credit_kind(e.kind)),
@@ -83,16 +103,24 @@ fn credited(account_id: Uuid, id: Uuid, at: DateTime<Utc>, e: &PointsCredited) -
                 text(&e.idempotency_key),
                 text(instant(at)),
             ],
-        },
-        statement_line(account_id, at.format("%Y-%m").to_string(), e.points, 0, 0),
-    ]
+        ),
+    ];
+    let line = StatementLine {
+        credited: e.points,
+        ..StatementLine::default()
+    };
+    statements.extend(statement_lines([(
+        (account_id, at.format("%Y-%m").to_string()),
+        line,
+    )]));
+    statements
 }
 
 fn issued(account_id: Uuid, at: DateTime<Utc>, e: &ApiKeyIssued) -> Statement {
-    Statement {
-        sql: "INSERT INTO rm_api_keys (key_id, account_id, name, daily_calls_cap, expires_at, \
-              revoked, issued_at) VALUES ($1, $2, $3, $4, $5, 0, $6)",
-        values: vec![
+    Statement::new(
+        "INSERT INTO rm_api_keys (key_id, account_id, name, daily_calls_cap, expires_at, \
+         revoked, issued_at) VALUES ($1, $2, $3, $4, $5, 0, $6)",
+        vec![
             text(e.key_id),
             text(account_id),
             Value::OptText(e.name.clone()),
@@ -100,88 +128,175 @@ fn issued(account_id: Uuid, at: DateTime<Utc>, e: &ApiKeyIssued) -> Statement {
             Value::OptText(e.expires_at.map(instant)),
             text(instant(at)),
         ],
-    }
+    )
 }
 
 fn cap_changed(account_id: Uuid, e: &DailyCapChanged) -> Statement {
     match e.scope {
-        CapScope::Account => Statement {
-            sql: "UPDATE rm_accounts SET daily_calls_cap = $2 WHERE account_id = $1",
-            values: vec![text(account_id), Value::Int(i64::from(e.daily_calls))],
-        },
-        CapScope::Key { key_id } => Statement {
-            sql: "UPDATE rm_api_keys SET daily_calls_cap = $2 WHERE key_id = $1",
-            values: vec![text(key_id), Value::Int(i64::from(e.daily_calls))],
-        },
+        CapScope::Account => Statement::new(
+            "UPDATE rm_accounts SET daily_calls_cap = $2 WHERE account_id = $1",
+            vec![text(account_id), Value::Int(i64::from(e.daily_calls))],
+        ),
+        CapScope::Key { key_id } => Statement::new(
+            "UPDATE rm_api_keys SET daily_calls_cap = $2 WHERE key_id = $1",
+            vec![text(key_id), Value::Int(i64::from(e.daily_calls))],
+        ),
     }
 }
 
-fn charged(account_id: Uuid, id: Uuid, at: DateTime<Utc>, e: &CallCharged) -> Vec<Statement> {
-    let points = Value::Int(e.points);
-    vec![
-        Statement {
-            sql: "UPDATE rm_accounts SET balance = balance - $2 WHERE account_id = $1",
-            values: vec![text(account_id), points.clone()],
-        },
-        Statement {
-            sql: "INSERT INTO rm_charges (invoice_id, account_id, key_id, operation, \
-                  resource_id, points, price_list_version, day, request_id, transport, \
-                  charged_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-            values: vec![
-                text(id),
-                text(account_id),
-                text(e.key_id),
-                text(&e.operation),
-                Value::OptText(e.resource_id.clone()),
-                points.clone(),
-                Value::Int(i64::from(e.price_list_version)),
-                text(day(e.day)),
-                text(&e.request_id),
-                text(e.transport.as_str()),
-                text(instant(at)),
-            ],
-        },
-        Statement {
-            sql: "INSERT INTO rm_usage_key (key_id, day, account_id, calls, points) \
-                  VALUES ($1, $2, $3, 1, $4) ON CONFLICT (key_id, day) DO UPDATE SET \
-                  calls = rm_usage_key.calls + 1, points = rm_usage_key.points + excluded.points",
-            values: vec![
-                text(e.key_id),
-                text(day(e.day)),
-                text(account_id),
-                points.clone(),
-            ],
-        },
-        Statement {
-            sql: "INSERT INTO rm_usage_account (account_id, day, calls, points) \
-                  VALUES ($1, $2, 1, $3) ON CONFLICT (account_id, day) DO UPDATE SET \
-                  calls = rm_usage_account.calls + 1, \
-                  points = rm_usage_account.points + excluded.points",
-            values: vec![text(account_id), text(day(e.day)), points],
-        },
-        statement_line(account_id, month_of_day(e.day), 0, e.points, 1),
-    ]
+/// Calls and points summed over a run of charges.
+#[derive(Debug, Clone, Copy, Default)]
+struct Usage {
+    calls: i64,
+    points: i64,
 }
 
-fn statement_line(
-    account_id: Uuid,
-    month: String,
+impl Usage {
+    fn add(&mut self, points: i64) {
+        self.calls += 1;
+        self.points += points;
+    }
+}
+
+/// What a run of events adds to one monthly statement.
+#[derive(Debug, Clone, Copy, Default)]
+struct StatementLine {
     credited: i64,
     charged: i64,
     calls: i64,
-) -> Statement {
-    Statement {
-        sql: "INSERT INTO rm_statements (account_id, month, credited_points, charged_points, \
-              calls) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id, month) DO UPDATE SET \
-              credited_points = rm_statements.credited_points + excluded.credited_points, \
-              charged_points = rm_statements.charged_points + excluded.charged_points, \
-              calls = rm_statements.calls + excluded.calls",
-        values: vec![
+}
+
+/// Consecutive charges, folded.
+#[derive(Debug, Default)]
+struct ChargeRun {
+    debits: BTreeMap<Uuid, i64>,
+    /// (key, day) → (account, usage).
+    key_usage: BTreeMap<(Uuid, NaiveDate), (Uuid, Usage)>,
+    account_usage: BTreeMap<(Uuid, NaiveDate), Usage>,
+    months: BTreeMap<(Uuid, String), StatementLine>,
+    invoice_lines: Vec<Vec<Value>>,
+}
+
+impl ChargeRun {
+    fn add(&mut self, account_id: Uuid, id: Uuid, at: DateTime<Utc>, e: &CallCharged) {
+        *self.debits.entry(account_id).or_default() += e.points;
+        self.key_usage
+            .entry((e.key_id, e.day))
+            .or_insert((account_id, Usage::default()))
+            .1
+            .add(e.points);
+        self.account_usage
+            .entry((account_id, e.day))
+            .or_default()
+            .add(e.points);
+        let line = self
+            .months
+            .entry((account_id, month_of_day(e.day)))
+            .or_default();
+        line.charged += e.points;
+        line.calls += 1;
+        self.invoice_lines.push(vec![
+            text(id),
             text(account_id),
-            text(month),
-            Value::Int(credited),
-            Value::Int(charged),
-            Value::Int(calls),
-        ],
+            text(e.key_id),
+            text(&e.operation),
+            Value::OptText(e.resource_id.clone()),
+            Value::Int(e.points),
+            Value::Int(i64::from(e.price_list_version)),
+            text(day(e.day)),
+            text(&e.request_id),
+            text(e.transport.as_str()),
+            text(instant(at)),
+        ]);
     }
+
+    /// Writes the run (if any) and starts a new one.
+    fn flush_into(&mut self, out: &mut Vec<Statement>) {
+        let run = std::mem::take(self);
+        if run.invoice_lines.is_empty() {
+            return;
+        }
+        let debits = run
+            .debits
+            .into_iter()
+            .map(|(account_id, points)| vec![text(account_id), Value::Int(points)])
+            .collect();
+        out.extend(multi_row(
+            "WITH debit (account_id, points) AS (",
+            ") UPDATE rm_accounts SET balance = rm_accounts.balance - debit.points \
+             FROM debit WHERE rm_accounts.account_id = debit.account_id",
+            debits,
+        ));
+        out.extend(multi_row(
+            "INSERT INTO rm_charges (invoice_id, account_id, key_id, operation, resource_id, \
+             points, price_list_version, day, request_id, transport, charged_at)",
+            "",
+            run.invoice_lines,
+        ));
+        let key_rows = run
+            .key_usage
+            .into_iter()
+            .map(|((key_id, on), (account_id, usage))| {
+                vec![
+                    text(key_id),
+                    text(day(on)),
+                    text(account_id),
+                    Value::Int(usage.calls),
+                    Value::Int(usage.points),
+                ]
+            })
+            .collect();
+        out.extend(multi_row(
+            "INSERT INTO rm_usage_key (key_id, day, account_id, calls, points)",
+            "ON CONFLICT (key_id, day) DO UPDATE SET \
+             calls = rm_usage_key.calls + excluded.calls, \
+             points = rm_usage_key.points + excluded.points",
+            key_rows,
+        ));
+        let account_rows = run
+            .account_usage
+            .into_iter()
+            .map(|((account_id, on), usage)| {
+                vec![
+                    text(account_id),
+                    text(day(on)),
+                    Value::Int(usage.calls),
+                    Value::Int(usage.points),
+                ]
+            })
+            .collect();
+        out.extend(multi_row(
+            "INSERT INTO rm_usage_account (account_id, day, calls, points)",
+            "ON CONFLICT (account_id, day) DO UPDATE SET \
+             calls = rm_usage_account.calls + excluded.calls, \
+             points = rm_usage_account.points + excluded.points",
+            account_rows,
+        ));
+        out.extend(statement_lines(run.months));
+    }
+}
+
+fn statement_lines(
+    lines: impl IntoIterator<Item = ((Uuid, String), StatementLine)>,
+) -> Vec<Statement> {
+    let rows = lines
+        .into_iter()
+        .map(|((account_id, month), line)| {
+            vec![
+                text(account_id),
+                text(month),
+                Value::Int(line.credited),
+                Value::Int(line.charged),
+                Value::Int(line.calls),
+            ]
+        })
+        .collect();
+    multi_row(
+        "INSERT INTO rm_statements (account_id, month, credited_points, charged_points, calls)",
+        "ON CONFLICT (account_id, month) DO UPDATE SET \
+         credited_points = rm_statements.credited_points + excluded.credited_points, \
+         charged_points = rm_statements.charged_points + excluded.charged_points, \
+         calls = rm_statements.calls + excluded.calls",
+        rows,
+    )
 }

@@ -2,6 +2,8 @@
 //! `ON CONFLICT … DO UPDATE` read the same on SQLite and PostgreSQL, and values are only
 //! integers and text, so one statement list serves both.
 
+use std::borrow::Cow;
+
 use manabi_ledger::Store;
 use sqlx::{Postgres, Sqlite, Transaction};
 
@@ -16,8 +18,57 @@ pub enum Value {
 /// One statement with its values.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Statement {
-    pub sql: &'static str,
+    pub sql: Cow<'static, str>,
     pub values: Vec<Value>,
+}
+
+impl Statement {
+    pub fn new(sql: &'static str, values: Vec<Value>) -> Self {
+        Statement {
+            sql: Cow::Borrowed(sql),
+            values,
+        }
+    }
+}
+
+/// Rows per multi-row statement: far below both backends' bound-parameter limits
+/// (32,766 on SQLite, 65,535 on PostgreSQL) for rows of up to 11 columns.
+const ROWS_PER_STATEMENT_MAX: usize = 500;
+
+/// `head VALUES (…), (…) tail` over `rows` of equal width, numbered `$1…` in order, one
+/// statement per [`ROWS_PER_STATEMENT_MAX`] rows.
+pub fn multi_row(head: &str, tail: &str, rows: Vec<Vec<Value>>) -> Vec<Statement> {
+    let mut statements = Vec::new();
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let chunk: Vec<Vec<Value>> = rows.by_ref().take(ROWS_PER_STATEMENT_MAX).collect();
+        let mut sql = String::with_capacity(head.len() + tail.len() + chunk.len() * 40);
+        sql.push_str(head);
+        sql.push_str(" VALUES ");
+        let mut values = Vec::with_capacity(chunk.iter().map(Vec::len).sum());
+        for (n, row) in chunk.into_iter().enumerate() {
+            if n > 0 {
+                sql.push_str(", ");
+            }
+            sql.push('(');
+            for (column, value) in row.into_iter().enumerate() {
+                if column > 0 {
+                    sql.push_str(", ");
+                }
+                values.push(value);
+                sql.push('$');
+                sql.push_str(&values.len().to_string());
+            }
+            sql.push(')');
+        }
+        sql.push(' ');
+        sql.push_str(tail);
+        statements.push(Statement {
+            sql: Cow::Owned(sql),
+            values,
+        });
+    }
+    statements
 }
 
 /// A write transaction on either backend.
@@ -65,11 +116,11 @@ impl WriteTx {
     pub async fn execute(&mut self, statement: &Statement) -> Result<u64, sqlx::Error> {
         let done = match self {
             WriteTx::Sqlite(tx) => {
-                let query = bind_all!(sqlx::query(statement.sql), &statement.values);
+                let query = bind_all!(sqlx::query(&statement.sql), &statement.values);
                 query.execute(&mut **tx).await?.rows_affected()
             }
             WriteTx::Postgres(tx) => {
-                let query = bind_all!(sqlx::query(statement.sql), &statement.values);
+                let query = bind_all!(sqlx::query(&statement.sql), &statement.values);
                 query.execute(&mut **tx).await?.rows_affected()
             }
         };
