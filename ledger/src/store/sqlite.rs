@@ -20,6 +20,9 @@ use super::{
 
 const READER_CONNECTIONS_MAX: u32 = 4;
 const BUSY_TIMEOUT_MS: u64 = 10_000;
+/// Rows (or streams) per statement: 9 values a row stays far below SQLite's limit of
+/// 32,766 bound values.
+const ROWS_PER_STATEMENT_MAX: usize = 1_000;
 
 /// The ledger on one SQLite file: a single writer connection and a few readers.
 #[derive(Debug, Clone)]
@@ -91,21 +94,29 @@ fn event_from_row(row: &SqliteRow) -> Result<RecordedEvent, StoreError> {
     )
 }
 
+/// The head version of every stream the batch writes to, in one query per
+/// [`ROWS_PER_STATEMENT_MAX`] streams.
 async fn stream_heads(
     tx: &mut Transaction<'_, Sqlite>,
     commands: &[AppendCommand],
 ) -> Result<HashMap<StreamName, Option<i64>>, StoreError> {
-    let mut heads = HashMap::new();
-    for stream in commands.iter().flat_map(AppendCommand::streams) {
-        if heads.contains_key(stream) {
-            continue;
+    let mut names: Vec<&StreamName> = commands.iter().flat_map(AppendCommand::streams).collect();
+    names.sort();
+    names.dedup();
+    let mut heads: HashMap<StreamName, Option<i64>> =
+        names.iter().map(|&name| (name.clone(), None)).collect();
+    for chunk in names.chunks(ROWS_PER_STATEMENT_MAX) {
+        let sql = format!(
+            "SELECT stream, MAX(version) FROM events WHERE stream IN ({}) GROUP BY stream",
+            vec!["?"; chunk.len()].join(", ")
+        );
+        let mut query = sqlx::query_as::<_, (String, i64)>(&sql);
+        for name in chunk {
+            query = query.bind(name.as_str());
         }
-        let head: Option<i64> =
-            sqlx::query_scalar("SELECT MAX(version) FROM events WHERE stream = ?")
-                .bind(stream.as_str())
-                .fetch_one(&mut **tx)
-                .await?;
-        heads.insert(stream.clone(), head);
+        for (stream, head) in query.fetch_all(&mut **tx).await? {
+            heads.insert(StreamName(stream), Some(head));
+        }
     }
     Ok(heads)
 }
@@ -128,26 +139,31 @@ async fn used_idempotency_keys(
     Ok(used)
 }
 
+/// Inserts the planned rows, [`ROWS_PER_STATEMENT_MAX`] per statement.
 async fn insert_rows(
     tx: &mut Transaction<'_, Sqlite>,
     plan: &BatchPlan<'_>,
 ) -> Result<(), StoreError> {
-    for row in &plan.rows {
-        sqlx::query(
+    for chunk in plan.rows.chunks(ROWS_PER_STATEMENT_MAX) {
+        let sql = format!(
             "INSERT INTO events (id, stream, version, event_type, schema_version, payload, \
-             metadata, idempotency_key, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(row.event.id.to_string())
-        .bind(row.stream.as_str())
-        .bind(row.version)
-        .bind(row.event.event.event_type())
-        .bind(row.event.event.schema_version())
-        .bind(row.event.event.payload().to_string())
-        .bind(serde_json::to_string(&row.event.metadata)?)
-        .bind(row.event.event.idempotency_key())
-        .bind(row.event.recorded_at)
-        .execute(&mut **tx)
-        .await?;
+             metadata, idempotency_key, recorded_at) VALUES {}",
+            vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ")
+        );
+        let mut query = sqlx::query(&sql);
+        for row in chunk {
+            query = query
+                .bind(row.event.id.to_string())
+                .bind(row.stream.as_str())
+                .bind(row.version)
+                .bind(row.event.event.event_type())
+                .bind(row.event.event.schema_version())
+                .bind(row.event.event.payload().to_string())
+                .bind(serde_json::to_string(&row.event.metadata)?)
+                .bind(row.event.event.idempotency_key())
+                .bind(row.event.recorded_at);
+        }
+        query.execute(&mut **tx).await?;
     }
     Ok(())
 }
