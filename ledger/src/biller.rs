@@ -378,7 +378,15 @@ impl Writer {
         carried: &mut Vec<ChargeJob>,
     ) {
         let touched: Vec<Uuid> = originals.keys().copied().collect();
-        match self.store.append_batch(commands).await {
+        let charges = commands.len();
+        let started = std::time::Instant::now();
+        let appended = self.store.append_batch(commands).await;
+        tracing::debug!(
+            charges,
+            elapsed_us = started.elapsed().as_micros() as u64,
+            "ledger batch"
+        );
+        match appended {
             Ok(results) => {
                 let mut conflicted = HashSet::new();
                 for (staged, result) in staged.into_iter().zip(results) {

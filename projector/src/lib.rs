@@ -108,9 +108,12 @@ impl Projector {
 
     async fn follow(&self) {
         loop {
+            // Only a full batch means more is waiting: after a partial one, let events
+            // gather, so that under load each commit (an fsync, and on SQLite a turn of
+            // the one writer the charges also need) covers many of them.
             let pause_ms = match self.run_once().await {
-                Ok(0) => IDLE_POLL_MS,
-                Ok(_) => 0,
+                Ok(n) if n >= self.batch_events_max as usize => 0,
+                Ok(_) => IDLE_POLL_MS,
                 Err(error) => {
                     tracing::error!(%error, "projector batch failed; retrying");
                     ERROR_BACKOFF_MS
