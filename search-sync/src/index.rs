@@ -13,6 +13,7 @@ use manabi_schemas::{LearnableSummary, LearnableType};
 
 use crate::Surface;
 use crate::query::{QueryKeys, normalize_term, words};
+use crate::typo::{TypoTable, typo_distance};
 
 /// How well one entry matched a query; lower ranks first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -117,14 +118,6 @@ pub enum IndexError {
 
 /// Latin prefixes shorter than this match too much to be useful (`a` → every word).
 const LATIN_PREFIX_CHARS_MIN: usize = 2;
-/// Latin words from this length tolerate one typo, and from the second length two.
-const LATIN_TYPO_ONE_CHARS_MIN: usize = 4;
-const LATIN_TYPO_TWO_CHARS_MIN: usize = 8;
-/// Kana words from this length tolerate one typo; shorter kana words are too dense.
-const KANA_TYPO_ONE_CHARS_MIN: usize = 3;
-/// Longer keys get no typo tolerance: every step of the edit-distance automaton costs
-/// one pass over the key, and no stored term is this long anyway.
-const TYPO_KEY_CHARS_MAX: usize = 64;
 /// Entries handed to one index-building thread at least; below this a second thread
 /// costs more than it saves.
 const BUILD_CHUNK_MIN: usize = 4_096;
@@ -197,24 +190,9 @@ pub struct EmbeddedIndex {
     terms: Map<Vec<u8>>,
     starts: Vec<u32>,
     postings: Vec<Posting>,
-    typo_terms: TypoTerms,
+    /// The deletion variants of every term a typo can reach, by the same term numbers.
+    typos: TypoTable,
 }
-
-/// The subsets of the dictionary a typo search walks, with the same term numbers. Every
-/// character a key lacks costs an edit, so a term with more than `distance` characters
-/// outside the key's script can never match it: a Latin key need not walk the ~60,000
-/// kanji and kana terms, and a kana key not the English ones. Walking every two-character
-/// prefix of the whole dictionary was the cost of a typo search.
-struct TypoTerms {
-    /// Terms a Latin key can reach (see [`reachable_by_latin_typo`]), one map per term
-    /// length in characters: a key of `n` characters only walks lengths `n ± distance`.
-    latin: Vec<Map<Vec<u8>>>,
-    /// Terms a kana key can reach (see [`reachable_by_kana_typo`]), by length too.
-    kana: Vec<Map<Vec<u8>>>,
-}
-
-/// The largest edit distance a Latin key gets.
-const LATIN_TYPO_MAX: usize = 2;
 
 impl std::fmt::Debug for EmbeddedIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -253,14 +231,14 @@ impl EmbeddedIndex {
             terms,
             starts,
             postings,
-            typo_terms,
+            typos,
         } = dictionary_of(triples)?;
         Ok(EmbeddedIndex {
             docs: entries.iter().map(|entry| doc_of(*entry)).collect(),
             terms,
             starts,
             postings,
-            typo_terms,
+            typos,
         })
     }
 
@@ -275,6 +253,11 @@ impl EmbeddedIndex {
     /// Number of distinct terms in the dictionary.
     pub fn term_count(&self) -> usize {
         self.terms.len()
+    }
+
+    /// Bytes the typo table holds (the largest part of the index).
+    pub fn typo_table_bytes(&self) -> usize {
+        self.typos.heap_bytes()
     }
 
     /// Ranks every matching entry and returns the best `limit` of them.
@@ -405,31 +388,14 @@ impl EmbeddedIndex {
         }
     }
 
-    fn typo_into(&self, key: &str, distance: u32, matches: &mut Matches) {
+    fn typo_into(&self, key: &str, distance: u8, matches: &mut Matches) {
         if distance == 0 {
             return;
         }
         self.transpositions_into(key, matches);
-        let Some(automaton) = EditDistance::new(key, distance) else {
-            return;
-        };
-        // `typo_distance` gives edits only to ASCII and kana keys.
-        let by_length = if key.is_ascii() {
-            &self.typo_terms.latin
-        } else {
-            &self.typo_terms.kana
-        };
-        let length = automaton.key.len();
-        let edits = automaton.distance as usize;
-        let reachable = by_length
-            .get(length.saturating_sub(edits)..by_length.len().min(length + edits + 1))
-            .unwrap_or_default();
-        for terms in reachable {
-            let mut stream = terms.search(&automaton).into_stream();
-            while let Some((_, term)) = stream.next() {
-                self.record(term, |_| Tier::Typo, matches);
-            }
-        }
+        self.typos.within(key, distance, |term| {
+            self.record(u64::from(term), |_| Tier::Typo, matches);
+        });
     }
 
     /// Two swapped neighbours (`shcool`) are two edits for Levenshtein but one slip of
@@ -485,7 +451,8 @@ fn sorted_terms(entries: &[IndexEntry<'_>], first: usize) -> Vec<(String, u32, F
         let terms = terms_of(entry.surface, entry.summary.meaning.as_deref());
         triples.extend(terms.into_iter().map(|(term, field)| (term, doc, field)));
     }
-    triples.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    // Unstable is enough: of one term's fields in one entry only the best tier is kept.
+    triples.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
     triples
 }
 
@@ -494,40 +461,21 @@ struct Dictionary {
     terms: Map<Vec<u8>>,
     starts: Vec<u32>,
     postings: Vec<Posting>,
-    typo_terms: TypoTerms,
+    typos: TypoTable,
 }
 
 /// The term dictionary from sorted triples. A term repeated in one entry keeps its best
-/// field only (ties keep the first, as the field matters only through its tier).
+/// field only (ties keep the first, as the field matters only through its tier). The
+/// `fst` map and the typo table need only the distinct terms, so they are built on two
+/// threads at once.
 fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, IndexError> {
-    let mut builder = fst::MapBuilder::memory();
-    let lengths = TYPO_KEY_CHARS_MAX + LATIN_TYPO_MAX + 1;
-    // Collected first and built one map at a time: every `fst` builder holds a sizeable
-    // node registry, and a hundred of them at once doubled the server's peak memory.
-    let mut latin: Vec<Vec<(String, u64)>> = vec![Vec::new(); lengths];
-    let mut kana: Vec<Vec<(String, u64)>> = vec![Vec::new(); lengths];
+    let mut distinct: Vec<String> = Vec::new();
     let mut starts = Vec::new();
     let mut postings: Vec<Posting> = Vec::with_capacity(triples.len());
-    let mut current: Option<String> = None;
     for (term, doc, field) in triples {
-        if current.as_deref() != Some(term.as_str()) {
-            let number = starts.len() as u64;
-            builder.insert(&term, number)?;
-            let length = term.chars().count();
-            if let Some(bucket) = latin
-                .get_mut(length)
-                .filter(|_| reachable_by_latin_typo(&term))
-            {
-                bucket.push((term.clone(), number));
-            }
-            if let Some(bucket) = kana
-                .get_mut(length)
-                .filter(|_| reachable_by_kana_typo(&term))
-            {
-                bucket.push((term.clone(), number));
-            }
+        if distinct.last() != Some(&term) {
+            distinct.push(term);
             starts.push(u32::try_from(postings.len()).map_err(|_| IndexError::TooManyEntries)?);
-            current = Some(term);
         } else if let Some(last) = postings.last_mut().filter(|last| last.doc == doc) {
             if field.exact_tier() < last.field.exact_tier() {
                 last.field = field;
@@ -537,155 +485,22 @@ fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, Index
         postings.push(Posting { doc, field });
     }
     starts.push(u32::try_from(postings.len()).map_err(|_| IndexError::TooManyEntries)?);
-    let terms = Map::new(builder.into_inner()?)?;
-    let finish = |buckets: Vec<Vec<(String, u64)>>| {
-        buckets
-            .into_iter()
-            .map(|bucket| Ok(Map::from_iter(bucket)?))
-            .collect::<Result<Vec<_>, IndexError>>()
-    };
-    let typo_terms = TypoTerms {
-        latin: finish(latin)?,
-        kana: finish(kana)?,
-    };
+    let numbered = || distinct.iter().map(String::as_str).zip(0u32..);
+    let (terms, typos) = std::thread::scope(|scope| {
+        let typos = scope.spawn(|| TypoTable::build(numbered()));
+        // Term numbers are positions in `distinct`, which is sorted and free of repeats.
+        let terms = Map::from_iter(numbered().map(|(term, number)| (term, u64::from(number))));
+        let typos = typos
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (terms, typos)
+    });
     Ok(Dictionary {
-        terms,
+        terms: terms?,
         starts,
         postings,
-        typo_terms,
+        typos,
     })
-}
-
-/// A Latin key gets edits from 4 characters on (one edit: terms of 3+ characters), and a
-/// term with more non-ASCII characters than the largest distance is out of reach.
-fn reachable_by_latin_typo(term: &str) -> bool {
-    term.chars().count() + 1 >= LATIN_TYPO_ONE_CHARS_MIN
-        && term.chars().filter(|c| !c.is_ascii()).count() <= LATIN_TYPO_MAX
-}
-
-/// A kana key gets one edit from 3 characters on: terms of 2+ characters with at most
-/// one character that is not kana.
-fn reachable_by_kana_typo(term: &str) -> bool {
-    term.chars().count() + 1 >= KANA_TYPO_ONE_CHARS_MIN
-        && term.chars().filter(|c| !is_kana_char(*c)).count() <= 1
-}
-
-fn is_kana_char(c: char) -> bool {
-    crate::kana::is_kana(c.encode_utf8(&mut [0; 4]))
-}
-
-/// Matches terms within `distance` edits (insertions, deletions, substitutions of
-/// Unicode characters) of a key. Unlike `fst`'s Levenshtein DFA, which is compiled up
-/// front for every query (the dominant cost of a typo search), this automaton carries
-/// one row of the edit-distance table as its state and computes rows lazily, only for
-/// the dictionary paths the search actually walks.
-struct EditDistance {
-    key: Vec<char>,
-    distance: u8,
-}
-
-/// A row of the edit-distance table (capped at `distance + 1`; only the first
-/// `key.len() + 1` cells are used), plus the bytes of a character whose UTF-8 encoding
-/// is not complete yet. A fixed array rather than a `Vec`: the search creates one state
-/// per dictionary edge it walks, and a heap allocation each time cost more than the
-/// arithmetic.
-#[derive(Debug, Clone, Copy)]
-struct EditRow {
-    cells: [u8; TYPO_KEY_CHARS_MAX + 1],
-    pending: [u8; 4],
-    pending_len: u8,
-    /// Some cell is within the distance; kept because the search asks once per edge.
-    alive: bool,
-}
-
-impl EditDistance {
-    fn new(key: &str, distance: u32) -> Option<EditDistance> {
-        let key: Vec<char> = key.chars().collect();
-        let distance = u8::try_from(distance).ok().filter(|&d| d < u8::MAX / 2)?;
-        (key.len() <= TYPO_KEY_CHARS_MAX).then_some(EditDistance { key, distance })
-    }
-
-    fn cap(&self) -> u8 {
-        self.distance + 1
-    }
-
-    fn cells<'r>(&self, row: &'r EditRow) -> &'r [u8] {
-        &row.cells[..=self.key.len()]
-    }
-
-    fn step(&self, row: &EditRow, c: char) -> EditRow {
-        let mut next = EditRow {
-            cells: [0; TYPO_KEY_CHARS_MAX + 1],
-            pending: [0; 4],
-            pending_len: 0,
-            alive: false,
-        };
-        next.cells[0] = (row.cells[0] + 1).min(self.cap());
-        for (at, &k) in self.key.iter().enumerate() {
-            let substitute = row.cells[at] + u8::from(k != c);
-            let delete = row.cells[at + 1] + 1;
-            let insert = next.cells[at] + 1;
-            next.cells[at + 1] = substitute.min(delete).min(insert).min(self.cap());
-        }
-        next.alive = self.cells(&next).iter().any(|&d| d <= self.distance);
-        next
-    }
-}
-
-/// The length of a UTF-8 sequence from its first byte.
-fn utf8_len(first: u8) -> usize {
-    match first {
-        0x00..=0x7f => 1,
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        _ => 4,
-    }
-}
-
-impl Automaton for EditDistance {
-    type State = Option<EditRow>;
-
-    fn start(&self) -> Self::State {
-        let mut cells = [0; TYPO_KEY_CHARS_MAX + 1];
-        for (at, cell) in cells.iter_mut().enumerate().take(self.key.len() + 1) {
-            *cell = u8::try_from(at).unwrap_or(u8::MAX).min(self.cap());
-        }
-        Some(EditRow {
-            cells,
-            pending: [0; 4],
-            pending_len: 0,
-            // The distance is at least 1 and the first cell 0.
-            alive: true,
-        })
-    }
-
-    fn is_match(&self, state: &Self::State) -> bool {
-        state.as_ref().is_some_and(|row| {
-            row.pending_len == 0 && self.cells(row).last().is_some_and(|&d| d <= self.distance)
-        })
-    }
-
-    fn can_match(&self, state: &Self::State) -> bool {
-        state.as_ref().is_some_and(|row| row.alive)
-    }
-
-    fn accept(&self, state: &Self::State, byte: u8) -> Self::State {
-        let row = state.as_ref()?;
-        let mut pending = row.pending;
-        let len = usize::from(row.pending_len);
-        *pending.get_mut(len)? = byte;
-        if len + 1 < utf8_len(pending[0]) {
-            // An incomplete character waits for its next byte.
-            return Some(EditRow {
-                pending,
-                pending_len: row.pending_len + 1,
-                ..*row
-            });
-        }
-        // Every key of the dictionary is a `String`, so a complete sequence decodes.
-        let c = std::str::from_utf8(&pending[..=len]).ok()?.chars().next()?;
-        Some(self.step(row, c))
-    }
 }
 
 /// The sort key of one candidate; derives `Ord` field by field, in contract order.
@@ -695,21 +510,6 @@ struct RankKey {
     uncommon: bool,
     difficulty: u8,
     frequency: u32,
-}
-
-fn typo_distance(key: &str, latin: bool) -> u32 {
-    let chars = key.chars().count();
-    if latin {
-        match chars {
-            n if n >= LATIN_TYPO_TWO_CHARS_MIN => 2,
-            n if n >= LATIN_TYPO_ONE_CHARS_MIN => 1,
-            _ => 0,
-        }
-    } else if chars >= KANA_TYPO_ONE_CHARS_MIN && crate::kana::is_kana(key) {
-        1
-    } else {
-        0
-    }
 }
 
 fn doc_of(entry: IndexEntry<'_>) -> Doc {
@@ -931,23 +731,21 @@ mod tests {
         words.sort_unstable();
         words.dedup();
         let set = fst::Set::from_iter(words.iter()).unwrap();
+        let table = TypoTable::build(words.iter().copied().zip(0..));
+        let within = |key: &str, distance: u8| {
+            let mut found = Vec::new();
+            table.within(key, distance, |number| found.push(words[number as usize]));
+            found
+        };
         for (key, distance) in [("taberu", 1), ("taberu", 2), ("food", 1), ("school", 2)] {
-            let ours: Vec<_> = set
-                .search(EditDistance::new(key, distance).unwrap())
-                .into_stream()
-                .into_strs()
-                .unwrap();
-            let dfa = fst::automaton::Levenshtein::new(key, distance).unwrap();
+            let ours = within(key, distance);
+            let dfa = fst::automaton::Levenshtein::new(key, u32::from(distance)).unwrap();
             let theirs: Vec<_> = set.search(dfa).into_stream().into_strs().unwrap();
             assert_eq!(ours, theirs, "{key} within {distance}");
         }
-        // The DFA misses multi-byte neighbours (here even the key itself); the row
-        // automaton counts edits per character.
-        let kana: Vec<_> = set
-            .search(EditDistance::new("たべる", 1).unwrap())
-            .into_stream()
-            .into_strs()
-            .unwrap();
+        // The DFA misses multi-byte neighbours (here even the key itself); the table
+        // counts edits per character.
+        let kana = within("たべる", 1);
         assert_eq!(kana, ["たべ", "たべる", "食べる"]);
     }
 

@@ -6,13 +6,21 @@
 //! (`コーヒー` → `koohii`) rather than given macrons, because queries are typed on
 //! keyboards without them.
 
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{IsNormalized, UnicodeNormalization};
 
 /// Distance between a katakana letter and its hiragana counterpart in Unicode.
 const KATAKANA_OFFSET: u32 = 0x60;
 
 /// NFKC (folds full-width letters and half-width katakana), then lowercase.
 pub fn normalize(text: &str) -> String {
+    // ASCII is its own NFKC form, and most terms (romaji, English) are ASCII: the fast
+    // path gives the same result without the normaliser's tables.
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
+    if unicode_normalization::is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        return text.to_lowercase();
+    }
     text.nfkc().collect::<String>().to_lowercase()
 }
 
@@ -64,7 +72,13 @@ pub fn hiragana_to_katakana(text: &str) -> String {
 
 /// NFKC, lowercase, katakana → hiragana: the form readings are stored and compared in.
 pub fn to_hiragana(text: &str) -> String {
-    katakana_to_hiragana(&normalize(text))
+    let normal = normalize(text);
+    // Most terms hold no katakana; they are kept without a second copy.
+    if normal.chars().any(is_convertible_katakana) {
+        katakana_to_hiragana(&normal)
+    } else {
+        normal
+    }
 }
 
 /// True when the text holds at least one kana and nothing but kana and the long-vowel mark.

@@ -5,7 +5,10 @@
 pub mod index;
 pub mod kana;
 pub mod query;
+mod search_index;
 pub mod surface;
+mod typo;
 
 pub use index::{EmbeddedIndex, IndexEntry, IndexError, SearchHits, SearchRequest, Tier};
+pub use search_index::SearchIndex;
 pub use surface::Surface;

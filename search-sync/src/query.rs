@@ -34,11 +34,16 @@ impl QueryKeys {
     }
 }
 
+/// Whitespace and the ASCII punctuation that separates query words.
+pub fn is_word_separator(c: char) -> bool {
+    c.is_whitespace() || matches!(c, ',' | ';' | '!' | '?' | '"')
+}
+
 /// The words of a normalised query, split on whitespace and ASCII punctuation that
 /// cannot appear in a key.
 pub fn words(query: &str) -> Vec<String> {
     let text = normalize_term(query);
-    text.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '!' | '?' | '"'))
+    text.split(is_word_separator)
         .filter(|word| !word.is_empty())
         .map(str::to_owned)
         .collect()
