@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use manabi_dataset::artifact::{Artifact, ArtifactError, LoadedLearnable, RawDoc};
 use manabi_schemas::LearnableSummary;
-use manabi_search_sync::{EmbeddedIndex, IndexEntry, IndexError};
+use manabi_search_sync::{IndexEntry, IndexError, SearchIndex};
 
 /// One learnable: its summary (parsed, for search and related answers), the summary
 /// and full document as JSON text, and its sample membership.
@@ -55,35 +55,70 @@ pub struct Catalog {
     journeys: HashMap<String, Document>,
     /// `{"worlds":[…],"total":n}`, built once: worlds are public and never change.
     pub worlds_json: Bytes,
-    pub index: EmbeddedIndex,
+    pub index: SearchIndex,
     pub dataset_version: String,
     /// How long loading and indexing took.
     pub load_time: Duration,
+    /// Where that time went.
+    pub load_steps: LoadSteps,
+}
+
+/// The steps of a load, in the order they run, for the start-up log.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadSteps {
+    /// Decompressing and parsing the artifact.
+    pub artifact: Duration,
+    /// Both search indexes, with the summary texts, the id map, the relation graph and
+    /// the documents built alongside.
+    pub index: Duration,
+    /// Putting the entries together.
+    pub assemble: Duration,
 }
 
 impl Catalog {
     pub fn load(path: &Path) -> Result<Catalog, CatalogError> {
         let started = Instant::now();
         let artifact = Artifact::load(path)?;
+        let parsed = started.elapsed();
         let mut catalog = Catalog::from_artifact(artifact)?;
         catalog.load_time = started.elapsed();
+        catalog.load_steps.artifact = parsed;
         Ok(catalog)
     }
 
     pub fn from_artifact(artifact: Artifact) -> Result<Catalog, CatalogError> {
-        let (index, summaries) = std::thread::scope(|scope| {
-            // The index and the summary texts need nothing from each other: build them
-            // on two cores at once.
-            let index = scope.spawn(|| index_of(&artifact.learnables));
-            let summaries = summary_texts(&artifact.learnables);
+        let started = Instant::now();
+        let Artifact {
+            manifest,
+            learnables,
+            relations,
+            lessons,
+            journeys,
+            worlds,
+        } = artifact;
+        // The index needs only the learnables' surfaces; everything else (summary texts,
+        // the id map, the relation graph, the documents) is built on the other core
+        // meanwhile.
+        let (index, rest) = std::thread::scope(|scope| {
+            let index = scope.spawn(|| index_of(&learnables));
+            let rest = summary_texts(&learnables).map(|summaries| {
+                let by_id: HashMap<String, usize> = learnables
+                    .iter()
+                    .enumerate()
+                    .map(|(at, learnable)| (learnable.summary.id.clone(), at))
+                    .collect();
+                let edges = edges_of(&relations, &by_id, learnables.len());
+                let documents = (documents(lessons), documents(journeys));
+                (summaries, by_id, edges, documents)
+            });
             let index = index
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (index, summaries)
+            (index, rest)
         });
-        let (index, summaries) = (index?, summaries?);
-        let entries: Vec<Entry> = artifact
-            .learnables
+        let (index, (summaries, by_id, edges, (lessons, journeys))) = (index?, rest?);
+        let indexed = started.elapsed();
+        let entries: Vec<Entry> = learnables
             .into_iter()
             .zip(summaries)
             .map(|(learnable, summary_json)| Entry {
@@ -93,25 +128,21 @@ impl Catalog {
                 sample: learnable.sample,
             })
             .collect();
-        let by_id: HashMap<String, usize> = entries
-            .iter()
-            .enumerate()
-            .map(|(at, entry)| (entry.summary.id.clone(), at))
-            .collect();
-        let edges = edges_of(&artifact.relations, &by_id, entries.len());
         Ok(Catalog {
             entries,
             by_id,
             edges,
-            lessons: documents(artifact.lessons),
-            journeys: documents(artifact.journeys),
-            worlds_json: worlds_json(&artifact.worlds),
+            lessons,
+            journeys,
+            worlds_json: worlds_json(&worlds),
             index,
-            dataset_version: artifact
-                .manifest
-                .map(|m| m.dataset_version)
-                .unwrap_or_default(),
+            dataset_version: manifest.map(|m| m.dataset_version).unwrap_or_default(),
             load_time: Duration::ZERO,
+            load_steps: LoadSteps {
+                artifact: Duration::ZERO,
+                index: indexed,
+                assemble: started.elapsed() - indexed,
+            },
         })
     }
 
@@ -149,7 +180,7 @@ impl Catalog {
     }
 }
 
-fn index_of(learnables: &[LoadedLearnable]) -> Result<EmbeddedIndex, IndexError> {
+fn index_of(learnables: &[LoadedLearnable]) -> Result<SearchIndex, IndexError> {
     let entries: Vec<IndexEntry<'_>> = learnables
         .iter()
         .map(|learnable| IndexEntry {
@@ -158,7 +189,7 @@ fn index_of(learnables: &[LoadedLearnable]) -> Result<EmbeddedIndex, IndexError>
             sample: learnable.sample,
         })
         .collect();
-    EmbeddedIndex::build(&entries)
+    SearchIndex::build(&entries)
 }
 
 fn summary_texts(learnables: &[LoadedLearnable]) -> Result<Vec<Bytes>, serde_json::Error> {

@@ -24,7 +24,7 @@ use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
 use crate::account;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogError};
 use crate::error::ApiError;
 use crate::middleware::{self, MakeUuidV7};
 use crate::routes;
@@ -57,16 +57,20 @@ pub struct Application {
 }
 
 impl Application {
-    /// Opens the ledger, then starts loading the dataset in the background and wires the
-    /// router; the server answers `/healthz` at once and the API (503 until then) once
-    /// the dataset is in.
+    /// Starts loading the dataset in the background (it needs nothing from the ledger, so
+    /// the ledger's migrations run meanwhile), opens the ledger and wires the router; the
+    /// server answers `/healthz` at once and the API (503 until then) once the dataset is
+    /// in.
     pub async fn build(
         settings: Settings,
         listener: TcpListener,
     ) -> Result<Application, StartupError> {
+        let started = std::time::Instant::now();
+        let artifact = settings.artifact.clone();
+        let loading = tokio::task::spawn_blocking(move || Catalog::load(&artifact));
         let ledger = open_ledger(&settings.ledger).await?;
-        let state = AppState::new(settings, metrics_handle(), ledger);
-        spawn_dataset_load(state.clone());
+        let state = AppState::new(settings, metrics_handle(), ledger, started);
+        install_dataset(state.clone(), loading);
         spawn_housekeeping(state.clone());
         Ok(Application {
             router: router(state.clone()),
@@ -154,7 +158,7 @@ async fn open_ledger(settings: &LedgerSettings) -> Result<Ledger, StartupError> 
     let biller = Biller::start(
         store.clone(),
         Arc::new(SystemClock),
-        BillerConfig::default(),
+        BillerConfig::for_store(&store),
     );
     Ok(Ledger { store, biller })
 }
@@ -254,16 +258,21 @@ fn metrics_handle() -> PrometheusHandle {
         .clone()
 }
 
-fn spawn_dataset_load(state: AppState) {
+/// Hands the dataset to the state once it is loaded (or records why it failed).
+fn install_dataset(
+    state: AppState,
+    loading: tokio::task::JoinHandle<Result<Catalog, CatalogError>>,
+) {
     tokio::spawn(async move {
-        let path = state.settings.artifact.clone();
-        let loaded = tokio::task::spawn_blocking(move || Catalog::load(&path)).await;
-        match loaded {
+        match loading.await {
             Ok(Ok(catalog)) => {
                 tracing::info!(
                     learnables = catalog.entries.len(),
                     terms = catalog.index.term_count(),
                     load_ms = catalog.load_time.as_millis() as u64,
+                    artifact_ms = catalog.load_steps.artifact.as_millis() as u64,
+                    index_ms = catalog.load_steps.index.as_millis() as u64,
+                    assemble_ms = catalog.load_steps.assemble.as_millis() as u64,
                     "dataset loaded and indexed"
                 );
                 state.set_catalog(catalog);

@@ -63,7 +63,14 @@ impl Deref for AppState {
 }
 
 impl AppState {
-    pub fn new(settings: Settings, metrics: PrometheusHandle, ledger: Ledger) -> AppState {
+    /// `started` is when the server began to start: the dataset load starts before the
+    /// state exists, and the ready time counts from there.
+    pub fn new(
+        settings: Settings,
+        metrics: PrometheusHandle,
+        ledger: Ledger,
+        started: Instant,
+    ) -> AppState {
         let discovery = |mode| Bytes::from(crate::discovery::discovery_json(&settings, mode));
         AppState(Arc::new(Shared {
             discovery_sample: discovery(Mode::Sample),
@@ -78,7 +85,7 @@ impl AppState {
             catalog: OnceLock::new(),
             load_error: OnceLock::new(),
             metrics,
-            started: Instant::now(),
+            started,
             ready_after: OnceLock::new(),
         }))
     }
@@ -107,7 +114,7 @@ impl AppState {
         self.load_error.get().map(String::as_str)
     }
 
-    /// Time from building the state to the dataset being servable.
+    /// Time from the start of the server to the dataset being servable.
     pub fn ready_after(&self) -> Option<Duration> {
         self.ready_after.get().copied()
     }

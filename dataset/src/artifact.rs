@@ -121,9 +121,23 @@ impl Artifact {
         Self::from_reader(file)
     }
 
-    pub fn from_reader(reader: impl Read) -> Result<Artifact, ArtifactError> {
+    pub fn from_reader(reader: impl Read + Send) -> Result<Artifact, ArtifactError> {
         let decoder = zstd::stream::read::Decoder::new(reader)?;
-        let mut lines = BufReader::with_capacity(1 << 20, decoder);
+        // Decompression runs on a thread of its own, a few blocks ahead of the parsing,
+        // so a server's start-up pays for the slower of the two instead of their sum.
+        std::thread::scope(|scope| {
+            let (blocks, received) = std::sync::mpsc::sync_channel(READ_AHEAD_BLOCKS);
+            scope.spawn(move || decompress_blocks(decoder, blocks));
+            let reader = BlockReader {
+                received,
+                block: Vec::new(),
+                at: 0,
+            };
+            Self::from_lines(BufReader::with_capacity(1 << 20, reader))
+        })
+    }
+
+    fn from_lines(mut lines: impl BufRead) -> Result<Artifact, ArtifactError> {
         let mut artifact = Artifact::default();
         let mut line = String::new();
         let mut number = 0usize;
@@ -192,6 +206,71 @@ impl Artifact {
             }
         }
         Ok(())
+    }
+}
+
+/// Decompressed blocks in flight between the two threads of [`Artifact::from_reader`].
+const READ_AHEAD_BLOCKS: usize = 4;
+const BLOCK_BYTES: usize = 1 << 20;
+
+/// Sends the decompressed bytes in blocks until the end, an error, or the parser hanging
+/// up (it stops at the first bad line).
+fn decompress_blocks(
+    mut decoder: impl Read,
+    blocks: std::sync::mpsc::SyncSender<std::io::Result<Vec<u8>>>,
+) {
+    loop {
+        let mut block = vec![0; BLOCK_BYTES];
+        let mut filled = 0;
+        let read = loop {
+            match decoder.read(&mut block[filled..]) {
+                Ok(0) => break Ok(()),
+                Ok(n) => {
+                    filled += n;
+                    if filled == block.len() {
+                        break Ok(());
+                    }
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => break Err(error),
+            }
+        };
+        block.truncate(filled);
+        let last = filled < BLOCK_BYTES || read.is_err();
+        let sent = match read {
+            Ok(()) if filled > 0 => blocks.send(Ok(block)),
+            Ok(()) => Ok(()),
+            Err(error) => blocks.send(Err(error)),
+        };
+        if last || sent.is_err() {
+            return;
+        }
+    }
+}
+
+/// Reads the blocks sent by [`decompress_blocks`] as one stream.
+struct BlockReader {
+    received: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    block: Vec<u8>,
+    at: usize,
+}
+
+impl Read for BlockReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.block.len() {
+            match self.received.recv() {
+                Ok(block) => {
+                    self.block = block?;
+                    self.at = 0;
+                }
+                // The sender is done: the end of the stream.
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.block.len() - self.at);
+        out[..n].copy_from_slice(&self.block[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
     }
 }
 
