@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Read benchmark of the embedded default: wrk (64 connections, 20 s each) against
 #   (a) a keyless GET /api/v1/learnables/{id},
-#   (b) a keyless search,
+#   (b) a keyless search (BENCH_SEARCH_QUERY, default `taberu`),
+#   (b2) a keyless search for a misspelled word (BENCH_TYPO_QUERY, default `mountian`;
+#        empty skips it): the typo-tolerant path,
 #   (c) nginx serving the identical JSON body of (a) as a static file,
 # all in one run on this machine, then a table with req/s, p50, p99, the server's RSS,
 # its ready time and the goal ratios: (a) >= 0.8 x (c) with p99 <= 5 ms,
@@ -13,6 +15,7 @@ connections=${BENCH_CONNECTIONS:-64}
 duration=${BENCH_SECONDS:-20}
 threads=${BENCH_THREADS:-2}
 search_query=${BENCH_SEARCH_QUERY:-taberu}
+typo_query=${BENCH_TYPO_QUERY-mountian}
 
 need=()
 command -v wrk >/dev/null || need+=(wrk)
@@ -66,6 +69,7 @@ id=${BENCH_ID:-$(curl -fsS "$base/api/v1/learnables?query=%E6%97%A5&limit=1" \
 [ -n "$id" ] || { echo "no sample entry found to read" >&2; exit 1; }
 read_url="$base/api/v1/learnables/$(python3 -c 'import sys,urllib.parse;print(urllib.parse.quote(sys.argv[1]))' "$id")"
 search_url="$base/api/v1/learnables?query=$search_query"
+typo_url="$base/api/v1/learnables?query=$typo_query"
 curl -fsS "$read_url" >"$work/body.json"
 
 # --- nginx with the identical body ---------------------------------------------------
@@ -114,6 +118,7 @@ errors() { awk '/Non-2xx|Socket errors/ {print}' "$work/$1.wrk"; }
 
 run read "$read_url"
 run search "$search_url"
+if [ -n "$typo_query" ]; then run typo "$typo_url"; fi
 run nginx "$nginx_url"
 
 rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$server_pid/status")
@@ -123,10 +128,13 @@ printf '\nmanabi read benchmark: %s learnables (%s), %d connections, %d s each, 
     "$learnables" "$artifact" "$connections" "$duration" "$threads" "$(nproc)"
 printf 'read: %s   search: %s   body: %s bytes\n\n' "$read_url" "$search_url" "$(wc -c <"$work/body.json")"
 printf '%-34s %12s %10s %10s\n' "target" "req/s" "p50 ms" "p99 ms"
-for name in read search nginx; do
+names="read search"
+if [ -n "$typo_query" ]; then names="$names typo"; fi
+for name in $names nginx; do
     case $name in
         read) label="(a) keyless learnable read" ;;
-        search) label="(b) keyless search" ;;
+        search) label="(b) keyless search $search_query" ;;
+        typo) label="(b2) keyless search $typo_query" ;;
         nginx) label="(c) nginx static, same body" ;;
     esac
     printf '%-34s %12s %10s %10s\n' "$label" "$(field_rps $name)" "$(field_pct $name 50)" "$(field_pct $name 99)"
