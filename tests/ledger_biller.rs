@@ -124,6 +124,53 @@ async fn the_daily_cap_is_exact_under_concurrency(backend: Backend) {
     assert_eq!(account.balance, 950);
 }
 
+/// Many accounts charged at once: on PostgreSQL each Biller keeps several batches in
+/// flight (over disjoint accounts) while the other Biller appends to the same streams.
+/// Every account still ends exactly at zero with one receipt per point.
+async fn many_accounts_overdrawn_at_once(backend: Backend) {
+    const ACCOUNTS: usize = 24;
+    const POINTS: i64 = 40;
+    let db = fresh_db(backend).await;
+    let (store, billers) = billers(&db, backend).await;
+    let mut callers = Vec::new();
+    for _ in 0..ACCOUNTS {
+        let funded = funded_account(&store, POINTS).await;
+        callers.push((funded.account_id, caller(&billers[0], &funded).await));
+    }
+    let tasks = (0..ACCOUNTS * POINTS as usize * 2).map(|n| {
+        let biller = billers[n % billers.len()].clone();
+        let caller = callers[n % ACCOUNTS].1;
+        tokio::spawn(async move {
+            (
+                caller.account_id,
+                biller.charge(&caller, read_request(n)).await,
+            )
+        })
+    });
+    let results: Vec<_> = futures::future::join_all(tasks)
+        .await
+        .into_iter()
+        .map(|joined| joined.expect("task"))
+        .collect();
+    let mut invoices = HashSet::new();
+    for (account_id, _) in &callers {
+        let mine = results.iter().filter(|(id, _)| id == account_id);
+        let receipts: Vec<&Receipt> = mine.clone().filter_map(|(_, r)| r.as_ref().ok()).collect();
+        let refused = mine
+            .filter(|(_, r)| matches!(r, Err(Refusal::InsufficientPoints { balance: 0, .. })))
+            .count();
+        assert_eq!(
+            (receipts.len(), refused),
+            (POINTS as usize, POINTS as usize)
+        );
+        invoices.extend(receipts.iter().map(|r| r.invoice_id));
+        let account = load_account(&store, *account_id).await.expect("loads");
+        assert_eq!(account.balance, 0);
+    }
+    assert_eq!(invoices.len(), ACCOUNTS * POINTS as usize);
+    verify_read_models(&store).await;
+}
+
 /// Changes made by another process (the admin CLI) count on the very next call.
 async fn operator_changes_count_on_the_next_call(backend: Backend) {
     let db = fresh_db(backend).await;
@@ -218,6 +265,7 @@ on_both_backends!(
     six_hundred_calls_against_three_hundred_points,
     the_daily_cap_is_exact_under_concurrency,
     operator_changes_count_on_the_next_call,
+    many_accounts_overdrawn_at_once,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -103,7 +103,8 @@ pub async fn funded_account(store: &Store, points: i64) -> Funded {
 }
 
 pub fn biller(store: Store) -> Biller {
-    Biller::start(store, Arc::new(SystemClock), BillerConfig::default())
+    let config = BillerConfig::for_store(&store);
+    Biller::start(store, Arc::new(SystemClock), config)
 }
 
 pub async fn caller(biller: &Biller, funded: &Funded) -> Caller {

@@ -7,9 +7,21 @@
 //! or the admin CLI wrote to the account — is decided again after catching up, as is
 //! every refusal before it is answered: a top-up, a new key or a revocation made a moment
 //! ago elsewhere counts on the very next call.
+//!
+//! On PostgreSQL several batches may be committing at once (their fsyncs overlap and the
+//! server groups them), but never two that touch the same account: a batch is decided on
+//! the state its account's previous batch left, and that state is only known once that
+//! batch has committed or failed. Charges of an account whose batch is still committing
+//! wait for it. SQLite has one writer connection, so it keeps one batch at a time.
 
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
 
 use manabi_schemas::events::EventMetadata;
 use tokio::sync::{mpsc, oneshot};
@@ -19,7 +31,10 @@ use crate::account::{Account, ChargeRequest, Refusal};
 use crate::api_key::ApiKey;
 use crate::clock::Clock;
 use crate::repository::{SNAPSHOT_EVERY_EVENTS, catch_up, load_account, save_snapshot};
-use crate::store::{AppendCommand, EventStore, ExpectedVersion, NewEvent, Store, StreamName};
+use crate::store::{
+    AppendCommand, BatchResult, EventStore, ExpectedVersion, NewEvent, Store, StoreError,
+    StreamName,
+};
 
 /// Bounds of the writer.
 #[derive(Debug, Clone)]
@@ -29,11 +44,31 @@ pub struct BillerConfig {
     pub accounts_cached_max: usize,
     pub charge_attempts_max: u32,
     pub snapshot_every_events: i64,
+    /// Batches committing at once (over disjoint accounts); 1 = strictly one at a time.
+    pub batches_in_flight_max: usize,
+}
+
+/// Batches in flight on PostgreSQL: enough to overlap commits, few enough to keep
+/// batches large.
+const PG_BATCHES_IN_FLIGHT: usize = 4;
+
+impl BillerConfig {
+    /// The defaults for `store`'s backend.
+    pub fn for_store(store: &Store) -> Self {
+        BillerConfig {
+            batches_in_flight_max: match store {
+                Store::Sqlite(_) => 1,
+                Store::Postgres(_) => PG_BATCHES_IN_FLIGHT,
+            },
+            ..BillerConfig::default()
+        }
+    }
 }
 
 impl Default for BillerConfig {
     fn default() -> Self {
         BillerConfig {
+            batches_in_flight_max: 1,
             batch_charges_max: 512,
             queue_jobs_max: 8_192,
             accounts_cached_max: 100_000,
@@ -119,6 +154,15 @@ enum Job {
     },
 }
 
+impl Job {
+    fn account_id(&self) -> Uuid {
+        match self {
+            Job::Charge(charge) => charge.caller.account_id,
+            Job::Refresh { account_id, .. } => *account_id,
+        }
+    }
+}
+
 fn caller_of(key: &ApiKey) -> Caller {
     Caller {
         account_id: key.account_id,
@@ -145,6 +189,8 @@ impl Biller {
             snapshot_versions: HashMap::new(),
             published: published.clone(),
             jobs: receiver,
+            in_flight: FuturesUnordered::new(),
+            busy: HashSet::new(),
         };
         tokio::spawn(writer.run());
         Biller {
@@ -238,6 +284,19 @@ struct Writer {
     snapshot_versions: HashMap<Uuid, i64>,
     published: Arc<Published>,
     jobs: mpsc::Receiver<Job>,
+    in_flight: FuturesUnordered<Committing>,
+    /// Accounts of the batches in flight.
+    busy: HashSet<Uuid>,
+}
+
+/// A batch whose append is under way, with everything needed to answer it.
+type Committing = Pin<Box<dyn Future<Output = (Launched, Result<BatchResult, StoreError>)> + Send>>;
+
+struct Launched {
+    staged: Vec<Staged>,
+    /// Each touched account as it was before this batch.
+    originals: HashMap<Uuid, Account>,
+    started: Instant,
 }
 
 /// A charge decided in this batch, waiting for the commit.
@@ -248,27 +307,54 @@ struct Staged {
 
 impl Writer {
     async fn run(mut self) {
-        let mut carried: Vec<ChargeJob> = Vec::new();
+        let mut pending: Vec<Job> = Vec::new();
+        let mut open = true;
         loop {
-            let mut jobs: Vec<Job> = carried.drain(..).map(Job::Charge).collect();
-            if jobs.is_empty() {
+            if pending.is_empty() && self.in_flight.is_empty() {
+                if !open {
+                    return;
+                }
                 match self.jobs.recv().await {
-                    Some(job) => jobs.push(job),
+                    Some(job) => pending.push(job),
                     None => return,
                 }
             }
-            while jobs.len() < self.config.batch_charges_max {
+            while open && pending.len() < self.config.batch_charges_max {
                 match self.jobs.try_recv() {
-                    Ok(job) => jobs.push(job),
-                    Err(_) => break,
+                    Ok(job) => pending.push(job),
+                    Err(mpsc::error::TryRecvError::Empty) => break,
+                    Err(mpsc::error::TryRecvError::Disconnected) => open = false,
                 }
             }
-            carried = self.process(jobs).await;
+            if self.in_flight.len() < self.config.batches_in_flight_max {
+                let (ready, waiting): (Vec<Job>, Vec<Job>) = pending
+                    .into_iter()
+                    .partition(|job| !self.busy.contains(&job.account_id()));
+                pending = waiting;
+                if !ready.is_empty() {
+                    let carried = self.process(ready).await;
+                    pending.extend(carried.into_iter().map(Job::Charge));
+                    continue;
+                }
+            }
+            // Nothing can start: wait for a batch to finish or, with room, for new work.
+            let room = self.in_flight.len() < self.config.batches_in_flight_max;
+            tokio::select! {
+                Some((launched, appended)) = self.in_flight.next(), if !self.in_flight.is_empty() => {
+                    let carried = self.finish(launched, appended).await;
+                    pending.extend(carried.into_iter().map(Job::Charge));
+                }
+                job = self.jobs.recv(), if room && open => match job {
+                    Some(job) => pending.push(job),
+                    None => open = false,
+                },
+                else => {}
+            }
         }
     }
 
-    /// One round: catch up where needed, decide, commit, answer. Returns the charges to
-    /// decide again in the next round.
+    /// One round: catch up where needed, decide, launch the append. Returns the charges
+    /// to decide again in the next round.
     async fn process(&mut self, jobs: Vec<Job>) -> Vec<ChargeJob> {
         let mut charges = Vec::new();
         let mut refreshed = HashSet::new();
@@ -317,7 +403,17 @@ impl Writer {
             }
         }
         if !commands.is_empty() {
-            self.commit(commands, staged, originals, &mut carried).await;
+            self.busy.extend(originals.keys().copied());
+            let store = self.store.clone();
+            let launched = Launched {
+                staged,
+                originals,
+                started: Instant::now(),
+            };
+            self.in_flight.push(Box::pin(async move {
+                let appended = store.append_batch(commands).await;
+                (launched, appended)
+            }));
         }
         carried
     }
@@ -370,22 +466,24 @@ impl Writer {
         Ok(self.accounts.get(&account_id).cloned().map(Arc::new))
     }
 
-    async fn commit(
+    /// Answers a batch whose append has finished; returns the charges to decide again.
+    async fn finish(
         &mut self,
-        commands: Vec<AppendCommand>,
-        staged: Vec<Staged>,
-        originals: HashMap<Uuid, Account>,
-        carried: &mut Vec<ChargeJob>,
-    ) {
-        let touched: Vec<Uuid> = originals.keys().copied().collect();
-        let charges = commands.len();
-        let started = std::time::Instant::now();
-        let appended = self.store.append_batch(commands).await;
+        launched: Launched,
+        appended: Result<BatchResult, StoreError>,
+    ) -> Vec<ChargeJob> {
+        let Launched {
+            staged,
+            originals,
+            started,
+        } = launched;
         tracing::debug!(
-            charges,
+            charges = staged.len(),
             elapsed_us = started.elapsed().as_micros() as u64,
             "ledger batch"
         );
+        let touched: Vec<Uuid> = originals.keys().copied().collect();
+        let mut carried = Vec::new();
         match appended {
             Ok(results) => {
                 let mut conflicted = HashSet::new();
@@ -397,7 +495,7 @@ impl Writer {
                         }
                         Err(_) => {
                             conflicted.insert(staged.job.caller.account_id);
-                            self.retry_later(staged.job, carried);
+                            self.retry_later(staged.job, &mut carried);
                         }
                     }
                 }
@@ -417,9 +515,11 @@ impl Writer {
             }
         }
         for account_id in touched {
+            self.busy.remove(&account_id);
             self.publish(account_id);
             self.snapshot_if_due(account_id).await;
         }
+        carried
     }
 
     fn retry_later(&self, job: ChargeJob, carried: &mut Vec<ChargeJob>) {
