@@ -46,7 +46,12 @@ pub struct BillerConfig {
     pub snapshot_every_events: i64,
     /// Batches committing at once (over disjoint accounts); 1 = strictly one at a time.
     pub batches_in_flight_max: usize,
+    /// How long a batch may wait for the callers of the previous one to call again.
+    pub linger: std::time::Duration,
 }
+
+/// Far below one fsync (~3 ms here), so waiting costs less than the commit it saves.
+const LINGER_MICROS: u64 = 1_000;
 
 /// Batches in flight on PostgreSQL: enough to overlap commits, few enough to keep
 /// batches large.
@@ -69,6 +74,7 @@ impl Default for BillerConfig {
     fn default() -> Self {
         BillerConfig {
             batches_in_flight_max: 1,
+            linger: std::time::Duration::from_micros(LINGER_MICROS),
             batch_charges_max: 512,
             queue_jobs_max: 8_192,
             accounts_cached_max: 100_000,
@@ -191,6 +197,7 @@ impl Biller {
             jobs: receiver,
             in_flight: FuturesUnordered::new(),
             busy: HashSet::new(),
+            answered_last: 0,
         };
         tokio::spawn(writer.run());
         Biller {
@@ -287,6 +294,8 @@ struct Writer {
     in_flight: FuturesUnordered<Committing>,
     /// Accounts of the batches in flight.
     busy: HashSet<Uuid>,
+    /// Charges in the last batch that finished.
+    answered_last: usize,
 }
 
 /// A batch whose append is under way, with everything needed to answer it.
@@ -326,6 +335,9 @@ impl Writer {
                     Err(mpsc::error::TryRecvError::Disconnected) => open = false,
                 }
             }
+            if open && self.in_flight.is_empty() && pending.len() < self.answered_last {
+                open = self.linger(&mut pending).await;
+            }
             if self.in_flight.len() < self.config.batches_in_flight_max {
                 let (ready, waiting): (Vec<Job>, Vec<Job>) = pending
                     .into_iter()
@@ -351,6 +363,23 @@ impl Writer {
                 else => {}
             }
         }
+    }
+
+    /// Group commit: the callers just answered usually call again within a fraction of
+    /// a millisecond, and a batch that waits for them shares one fsync with them instead
+    /// of leaving them for the next commit. So while fewer charges are queued than the
+    /// last batch answered, wait for more, at most [`BillerConfig::linger`]. A lone caller
+    /// (last batch of one) never waits. Returns false once the queue has closed.
+    async fn linger(&mut self, pending: &mut Vec<Job>) -> bool {
+        let deadline = tokio::time::Instant::now() + self.config.linger;
+        while pending.len() < self.answered_last {
+            match tokio::time::timeout_at(deadline, self.jobs.recv()).await {
+                Ok(Some(job)) => pending.push(job),
+                Ok(None) => return false,
+                Err(_) => break,
+            }
+        }
+        true
     }
 
     /// One round: catch up where needed, decide, launch the append. Returns the charges
@@ -483,6 +512,7 @@ impl Writer {
             "ledger batch"
         );
         let touched: Vec<Uuid> = originals.keys().copied().collect();
+        self.answered_last = staged.len();
         let mut carried = Vec::new();
         match appended {
             Ok(results) => {

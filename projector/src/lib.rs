@@ -55,36 +55,56 @@ impl Projector {
     }
 
     /// Projects at most one batch; returns how many events it covered (0: caught up).
+    ///
+    /// The events are read and turned into statements before the write transaction
+    /// begins, so the write lock (on SQLite, the one writer the charges also need) is
+    /// held only for the writes. If another projector moved the checkpoint meanwhile, the
+    /// work is thrown away and done again from the new checkpoint.
     #[tracing::instrument(skip(self))]
     pub async fn run_once(&self) -> Result<usize, ProjectorError> {
-        let mut tx = WriteTx::begin_exclusive(&self.store).await?;
-        let (transaction_id, global_position) = tx.checkpoint().await?;
-        let after = Position {
-            transaction_id,
-            global_position,
-        };
-        let events = self
-            .store
-            .read_all_after(after, self.batch_events_max)
+        loop {
+            let after = checkpoint(&self.store).await?;
+            let events = self
+                .store
+                .read_all_after(after, self.batch_events_max)
+                .await?;
+            let Some(last) = events.last().map(|e| e.position) else {
+                return Ok(0);
+            };
+            assert!(last > after, "the checkpoint only moves forward");
+            let statements = projection::statements(&events);
+            let started = std::time::Instant::now();
+            let mut tx = WriteTx::begin_exclusive(&self.store).await?;
+            let (transaction_id, global_position) = tx.checkpoint().await?;
+            let current = Position {
+                transaction_id,
+                global_position,
+            };
+            if current != after {
+                tracing::debug!(?current, ?after, "another projector moved the checkpoint");
+                continue;
+            }
+            for statement in &statements {
+                tx.execute(statement).await?;
+            }
+            tx.execute(&Statement::new(
+                "UPDATE rm_checkpoint SET transaction_id = $1, global_position = $2 \
+                 WHERE name = 'read_models'",
+                vec![
+                    Value::Int(last.transaction_id),
+                    Value::Int(last.global_position),
+                ],
+            ))
             .await?;
-        let Some(last) = events.last().map(|e| e.position) else {
-            return Ok(0);
-        };
-        for statement in projection::statements(&events) {
-            tx.execute(&statement).await?;
+            tx.commit().await?;
+            tracing::debug!(
+                events = events.len(),
+                statements = statements.len(),
+                write_us = started.elapsed().as_micros() as u64,
+                "read models projected"
+            );
+            return Ok(events.len());
         }
-        assert!(last > after, "the checkpoint only moves forward");
-        tx.execute(&Statement::new(
-            "UPDATE rm_checkpoint SET transaction_id = $1, global_position = $2 \
-             WHERE name = 'read_models'",
-            vec![
-                Value::Int(last.transaction_id),
-                Value::Int(last.global_position),
-            ],
-        ))
-        .await?;
-        tx.commit().await?;
-        Ok(events.len())
     }
 
     /// Projects until no event is left; returns how many it covered.

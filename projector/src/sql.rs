@@ -20,6 +20,8 @@ pub enum Value {
 pub struct Statement {
     pub sql: Cow<'static, str>,
     pub values: Vec<Value>,
+    /// The placeholders are bare `?`, bound in order (see [`multi_row`]).
+    pub positional: bool,
 }
 
 impl Statement {
@@ -27,7 +29,28 @@ impl Statement {
         Statement {
             sql: Cow::Borrowed(sql),
             values,
+            positional: false,
         }
+    }
+
+    /// The SQL as PostgreSQL wants it: bare `?` placeholders become `$1`, `$2`, …
+    /// (our generated SQL has no `?` anywhere else).
+    fn numbered(&self) -> Cow<'_, str> {
+        if !self.positional {
+            return Cow::Borrowed(&self.sql);
+        }
+        let mut sql = String::with_capacity(self.sql.len() + self.values.len() * 4);
+        let mut n = 0;
+        for c in self.sql.chars() {
+            if c == '?' {
+                n += 1;
+                sql.push('$');
+                sql.push_str(&n.to_string());
+            } else {
+                sql.push(c);
+            }
+        }
+        Cow::Owned(sql)
     }
 }
 
@@ -35,8 +58,10 @@ impl Statement {
 /// (32,766 on SQLite, 65,535 on PostgreSQL) for rows of up to 11 columns.
 const ROWS_PER_STATEMENT_MAX: usize = 500;
 
-/// `head VALUES (…), (…) tail` over `rows` of equal width, numbered `$1…` in order, one
-/// statement per [`ROWS_PER_STATEMENT_MAX`] rows.
+/// `head VALUES (…), (…) tail` over `rows` of equal width, one statement per
+/// [`ROWS_PER_STATEMENT_MAX`] rows. The placeholders are bare `?`: SQLite looks up every
+/// named or numbered placeholder in a list, which makes a statement of thousands of
+/// `$n` quadratic to prepare, while a bare `?` is simply the next one.
 pub fn multi_row(head: &str, tail: &str, rows: Vec<Vec<Value>>) -> Vec<Statement> {
     let mut statements = Vec::new();
     let mut rows = rows.into_iter().peekable();
@@ -56,8 +81,7 @@ pub fn multi_row(head: &str, tail: &str, rows: Vec<Vec<Value>>) -> Vec<Statement
                     sql.push_str(", ");
                 }
                 values.push(value);
-                sql.push('$');
-                sql.push_str(&values.len().to_string());
+                sql.push('?');
             }
             sql.push(')');
         }
@@ -66,6 +90,7 @@ pub fn multi_row(head: &str, tail: &str, rows: Vec<Vec<Value>>) -> Vec<Statement
         statements.push(Statement {
             sql: Cow::Owned(sql),
             values,
+            positional: true,
         });
     }
     statements
@@ -120,7 +145,8 @@ impl WriteTx {
                 query.execute(&mut **tx).await?.rows_affected()
             }
             WriteTx::Postgres(tx) => {
-                let query = bind_all!(sqlx::query(&statement.sql), &statement.values);
+                let sql = statement.numbered();
+                let query = bind_all!(sqlx::query(&sql), &statement.values);
                 query.execute(&mut **tx).await?.rows_affected()
             }
         };
@@ -159,3 +185,35 @@ macro_rules! fetch_all {
     };
 }
 pub(crate) use fetch_all;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_row_statements_split_and_number_in_order() {
+        let rows: Vec<Vec<Value>> = (0..ROWS_PER_STATEMENT_MAX as i64 + 2)
+            .map(|n| vec![Value::Int(n), Value::Text(format!("row {n}"))])
+            .collect();
+        let statements = multi_row("INSERT INTO t (a, b)", "ON CONFLICT DO NOTHING", rows);
+        assert_eq!(statements.len(), 2);
+        let last = &statements[1];
+        assert_eq!(
+            last.sql,
+            "INSERT INTO t (a, b) VALUES (?, ?), (?, ?) ON CONFLICT DO NOTHING"
+        );
+        assert_eq!(
+            last.numbered(),
+            "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4) ON CONFLICT DO NOTHING"
+        );
+        assert_eq!(last.values[0], Value::Int(ROWS_PER_STATEMENT_MAX as i64));
+        assert_eq!(statements[0].values.len(), 2 * ROWS_PER_STATEMENT_MAX);
+        assert!(multi_row("INSERT INTO t (a)", "", Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn fixed_statements_keep_their_numbered_placeholders() {
+        let statement = Statement::new("UPDATE t SET a = $2 WHERE b = $1", Vec::new());
+        assert_eq!(statement.numbered(), "UPDATE t SET a = $2 WHERE b = $1");
+    }
+}

@@ -27,9 +27,9 @@ const ROWS_PER_STATEMENT_MAX: usize = 1_000;
 
 /// How often the background task copies the WAL back into the database file.
 const CHECKPOINT_EVERY_MS: u64 = 250;
-/// A WAL longer than this many pages is truncated once fully copied back (64 MiB at
-/// the default 4 KiB page); below it the writer simply reuses the file.
-const WAL_PAGES_TRUNCATE_MIN: i64 = 16_384;
+/// The WAL file is cut back to this size whenever the writer starts it over (after a
+/// checkpoint copied all of it), so a burst does not leave a huge file behind.
+const WAL_BYTES_KEPT: &str = "67108864";
 
 /// The ledger on one SQLite file: a single writer connection, a few readers, and a
 /// background checkpointer.
@@ -62,24 +62,11 @@ async fn checkpoint_forever(pool: SqlitePool) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        let passive: Result<(i64, i64, i64), _> = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
-            .fetch_one(&pool)
+        let passive = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&pool)
             .await;
-        match passive {
-            Ok((_, wal_pages, copied))
-                if wal_pages >= WAL_PAGES_TRUNCATE_MIN && copied == wal_pages =>
-            {
-                // Waits (busy timeout) for the writer's current transaction, then
-                // shrinks the file; rare, so the pause does not matter.
-                if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-                    .execute(&pool)
-                    .await
-                {
-                    tracing::warn!(%error, "could not truncate the ledger WAL");
-                }
-            }
-            Ok(_) => {}
-            Err(error) => tracing::warn!(%error, "ledger WAL checkpoint failed"),
+        if let Err(error) = passive {
+            tracing::warn!(%error, "ledger WAL checkpoint failed");
         }
     }
 }
@@ -98,7 +85,12 @@ impl SqliteStore {
         }
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
-            .connect_with(options.clone().pragma("wal_autocheckpoint", "0"))
+            .connect_with(
+                options
+                    .clone()
+                    .pragma("wal_autocheckpoint", "0")
+                    .pragma("journal_size_limit", WAL_BYTES_KEPT),
+            )
             .await?;
         let mut migrator = sqlx::migrate!("./migrations/sqlite");
         // The projector keeps its own migrations in the same bookkeeping table.
@@ -157,7 +149,9 @@ fn event_from_row(row: &SqliteRow) -> Result<RecordedEvent, StoreError> {
 }
 
 /// The head version of every stream the batch writes to, in one query per
-/// [`ROWS_PER_STATEMENT_MAX`] streams.
+/// [`ROWS_PER_STATEMENT_MAX`] streams. One `MAX(version)` subquery per stream: SQLite
+/// answers each from the end of the `(stream, version)` index, where a `GROUP BY` over
+/// the streams would scan every version of each.
 async fn stream_heads(
     tx: &mut Transaction<'_, Sqlite>,
     commands: &[AppendCommand],
@@ -165,19 +159,19 @@ async fn stream_heads(
     let mut names: Vec<&StreamName> = commands.iter().flat_map(AppendCommand::streams).collect();
     names.sort();
     names.dedup();
-    let mut heads: HashMap<StreamName, Option<i64>> =
-        names.iter().map(|&name| (name.clone(), None)).collect();
+    let mut heads = HashMap::with_capacity(names.len());
     for chunk in names.chunks(ROWS_PER_STATEMENT_MAX) {
         let sql = format!(
-            "SELECT stream, MAX(version) FROM events WHERE stream IN ({}) GROUP BY stream",
-            vec!["?"; chunk.len()].join(", ")
+            "WITH wanted (stream) AS (VALUES {}) SELECT wanted.stream, \
+             (SELECT MAX(version) FROM events WHERE events.stream = wanted.stream) FROM wanted",
+            vec!["(?)"; chunk.len()].join(", ")
         );
-        let mut query = sqlx::query_as::<_, (String, i64)>(&sql);
+        let mut query = sqlx::query_as::<_, (String, Option<i64>)>(&sql);
         for name in chunk {
             query = query.bind(name.as_str());
         }
         for (stream, head) in query.fetch_all(&mut **tx).await? {
-            heads.insert(StreamName(stream), Some(head));
+            heads.insert(StreamName(stream), head);
         }
     }
     Ok(heads)
