@@ -8,7 +8,7 @@
 //! every refusal before it is answered: a top-up, a new key or a revocation made a moment
 //! ago elsewhere counts on the very next call.
 //!
-//! On PostgreSQL several batches may be committing at once (their fsyncs overlap and the
+//! On PostgreSQL two batches may be committing at once (their fsyncs overlap and the
 //! server groups them), but never two that touch the same account: a batch is decided on
 //! the state its account's previous batch left, and that state is only known once that
 //! batch has committed or failed. Charges of an account whose batch is still committing
@@ -53,9 +53,10 @@ pub struct BillerConfig {
 /// Far below one fsync (~3 ms here), so waiting costs less than the commit it saves.
 const LINGER_MICROS: u64 = 1_000;
 
-/// Batches in flight on PostgreSQL: enough to overlap commits, few enough to keep
-/// batches large.
-const PG_BATCHES_IN_FLIGHT: usize = 4;
+/// Batches in flight on PostgreSQL: two, so one commits while the next is decided and
+/// sent; more only split the callers into smaller batches (docs/ledger.md has the
+/// measurements).
+const PG_BATCHES_IN_FLIGHT: usize = 2;
 
 impl BillerConfig {
     /// The defaults for `store`'s backend.
