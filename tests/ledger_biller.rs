@@ -240,28 +240,7 @@ async fn operator_changes_count_on_the_next_call(backend: Backend) {
     );
 }
 
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    super::$name(super::Backend::Sqlite).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    super::$name(super::Backend::Postgres).await;
-                }
-            )*
-        }
-    };
-}
-
-on_both_backends!(
+support::on_both_backends!(
     six_hundred_calls_against_three_hundred_points,
     the_daily_cap_is_exact_under_concurrency,
     operator_changes_count_on_the_next_call,

@@ -210,28 +210,7 @@ async fn a_duplicate_top_up_credits_once(backend: Backend) {
     ));
 }
 
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    super::$name(super::Backend::Sqlite).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    super::$name(super::Backend::Postgres).await;
-                }
-            )*
-        }
-    };
-}
-
-on_both_backends!(
+support::on_both_backends!(
     conditional_appends,
     atomic_multi_stream_appends,
     batches_check_each_command,

@@ -124,3 +124,29 @@ pub fn read_request(n: usize) -> manabi_ledger::ChargeRequest {
         transport: manabi_schemas::events::Transport::Rest,
     }
 }
+
+/// Runs each named `async fn(Backend)` of the calling file as two tests, `sqlite::name`
+/// and `postgres::name`.
+#[allow(unused_macros)]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(super::Backend::Sqlite).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(super::Backend::Postgres).await;
+                }
+            )*
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use on_both_backends;
