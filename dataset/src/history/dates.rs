@@ -141,18 +141,36 @@ pub fn parse_range(text: &str) -> Option<Span> {
     if start.is_none() && end.is_none() {
         return None;
     }
+    // An end before the start is a slip in the source (`1918-1879`, `1783-182`): no
+    // dates are better than wrong ones.
+    if let (Some(first), Some(last)) = (start, end)
+        && last.key() < first.key()
+    {
+        return None;
+    }
     Some(Span { start, end })
 }
 
+/// A short end shares the start's leading digits (`1251-84` is 1251–1284, `1837-864`
+/// is 1837–1864) when that puts it within a century after the start.
 fn widen_short_year(start: Date, end: &mut Date, raw: &str) {
+    const LIFETIME_YEARS_MAX: i32 = 100;
     let digits = raw.bytes().take_while(u8::is_ascii_digit).count();
-    if digits <= 2 && start.year >= 100 && end.year < start.year % 100 + 100 {
-        let century = start.year - start.year % 100;
-        end.year += if century + end.year >= start.year {
-            century
-        } else {
-            century + 100
-        };
+    let Some(modulus) = u32::try_from(digits)
+        .ok()
+        .and_then(|d| 10i32.checked_pow(d))
+    else {
+        return;
+    };
+    if start.year < modulus || end.year >= modulus {
+        return;
+    }
+    let mut widened = start.year - start.year % modulus + end.year;
+    if widened < start.year {
+        widened += modulus;
+    }
+    if widened - start.year <= LIFETIME_YEARS_MAX {
+        end.year = widened;
     }
 }
 
@@ -215,6 +233,25 @@ mod tests {
         let reign =
             parse_range("Go-Momozono Tenno (1758-1779 CE, reigning: 1770-1779 CE)").unwrap();
         assert_eq!(reign.years(), Some((1758, 1779)));
+    }
+
+    #[test]
+    fn short_ends_share_the_start_s_digits_within_a_century() {
+        let three = parse_range("Irie Kuichi (1837-864)").unwrap();
+        assert_eq!(three.years(), Some((1837, 1864)));
+        let one = parse_range("(1790-5)").unwrap();
+        assert_eq!(one.years(), Some((1790, 1795)));
+        let across = parse_range("(1299-01)").unwrap();
+        assert_eq!(across.years(), Some((1299, 1301)));
+        let own_digits = parse_range("(800-850)").unwrap();
+        assert_eq!(own_digits.years(), Some((800, 850)));
+    }
+
+    #[test]
+    fn ranges_that_end_before_they_start_are_dropped() {
+        assert_eq!(parse_range("Fukunaga Takehiko (1918-1879)"), None);
+        assert_eq!(parse_range("Ryuutei Tanehiko (1783-182)"), None);
+        assert_eq!(parse_range("(1543.6.1-1543.1.31)"), None);
     }
 
     #[test]
