@@ -155,12 +155,12 @@ pub fn parse_range(text: &str) -> Option<Span> {
 /// is 1837–1864) when that puts it within a century after the start.
 fn widen_short_year(start: Date, end: &mut Date, raw: &str) {
     const LIFETIME_YEARS_MAX: i32 = 100;
-    let digits = raw.bytes().take_while(u8::is_ascii_digit).count();
-    let Some(modulus) = u32::try_from(digits)
-        .ok()
-        .and_then(|d| 10i32.checked_pow(d))
-    else {
-        return;
+    // One digit counts as two: `1967-2-17-` (a birth date written with dashes) must not
+    // become a lifespan of five years.
+    let modulus = match raw.bytes().take_while(u8::is_ascii_digit).count() {
+        1 | 2 => 100,
+        3 => 1_000,
+        _ => return,
     };
     if start.year < modulus || end.year >= modulus {
         return;
@@ -239,8 +239,8 @@ mod tests {
     fn short_ends_share_the_start_s_digits_within_a_century() {
         let three = parse_range("Irie Kuichi (1837-864)").unwrap();
         assert_eq!(three.years(), Some((1837, 1864)));
-        let one = parse_range("(1790-5)").unwrap();
-        assert_eq!(one.years(), Some((1790, 1795)));
+        let dashed_birth_date = parse_range("Okui Kaori (1967-2-17-)").unwrap();
+        assert_eq!(dashed_birth_date.years(), Some((1967, 2002)));
         let across = parse_range("(1299-01)").unwrap();
         assert_eq!(across.years(), Some((1299, 1301)));
         let own_digits = parse_range("(800-850)").unwrap();
