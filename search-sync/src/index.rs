@@ -1,5 +1,5 @@
 //! The embedded search engine: an in-memory term dictionary (an `fst` map from every
-//! normalised search term to its postings) with exact, prefix and Levenshtein lookups.
+//! normalised search term to its postings) with exact, prefix and typo lookups.
 //!
 //! The ranking contract is tiered (exact written form > exact reading or romaji > exact
 //! English meaning word > prefix or typo), then ties are broken by the common-word flag,
