@@ -10,8 +10,8 @@ use sqlx::{Postgres, Row, Transaction};
 use uuid::Uuid;
 
 use super::{
-    AppendCommand, BatchPlan, BatchResult, EventStore, Position, RecordedEvent, Snapshot,
-    StoreError, StreamName, decode_event,
+    AppendCommand, BatchPlan, BatchResult, EventStore, ExpectedVersion, Position, RecordedEvent,
+    Snapshot, StoreError, StreamName, decode_event,
 };
 
 const POOL_CONNECTIONS_MAX: u32 = 8;
@@ -43,17 +43,85 @@ impl PgStore {
         &self.pool
     }
 
+    /// The common batch in one round trip: when every command is an `Exact` append
+    /// without idempotency keys (a batch of charges) and the commands chain on each
+    /// stream, the plan is made on the heads the writer expects, and ONE statement —
+    /// its own transaction — locks those streams, checks their heads and, only if every
+    /// head is as expected, inserts the rows and moves the heads. Returns None when the
+    /// batch is not of that kind or a head was elsewhere; nothing was written then, and
+    /// the caller takes the general path, which plans on the heads it reads.
+    async fn try_append_as_expected(
+        &self,
+        commands: &[AppendCommand],
+    ) -> Result<Option<BatchResult>, StoreError> {
+        let Some(expected_heads) = expected_heads(commands) else {
+            return Ok(None);
+        };
+        let plan = BatchPlan::build(commands, expected_heads.clone(), &HashMap::new());
+        if plan.rows.is_empty() || plan.results.iter().any(Result::is_err) {
+            return Ok(None);
+        }
+        let (streams, heads): (Vec<&str>, Vec<i64>) = expected_heads
+            .iter()
+            .filter_map(|(stream, head)| Some((stream.as_str(), (*head)?)))
+            .unzip();
+        let rows = EventRows::of(&plan)?;
+        let written: bool = sqlx::query_scalar(
+            "WITH expected AS ( \
+               SELECT * FROM UNNEST($10::text[], $11::int8[]) AS e(stream, version)), \
+             locked AS ( \
+               SELECT stream, version FROM streams WHERE stream = ANY($10) \
+               ORDER BY stream FOR UPDATE), \
+             verdict AS ( \
+               SELECT count(*) = cardinality($10::text[]) AS as_expected \
+               FROM expected JOIN locked USING (stream, version)), \
+             heads AS ( \
+               UPDATE streams SET version = h.version \
+               FROM UNNEST($12::text[], $13::int8[]) AS h(stream, version) \
+               WHERE streams.stream = h.stream AND (SELECT as_expected FROM verdict)), \
+             inserted AS ( \
+               INSERT INTO events (id, stream, version, event_type, schema_version, payload, \
+               metadata, idempotency_key, recorded_at) \
+               SELECT id, stream, version, event_type, schema_version, payload::jsonb, \
+               metadata::jsonb, idempotency_key, recorded_at \
+               FROM UNNEST($1::uuid[], $2::text[], $3::int8[], $4::text[], $5::int4[], \
+               $6::text[], $7::text[], $8::text[], $9::timestamptz[]) \
+               AS u(id, stream, version, event_type, schema_version, payload, metadata, \
+               idempotency_key, recorded_at) \
+               WHERE (SELECT as_expected FROM verdict)) \
+             SELECT as_expected FROM verdict",
+        )
+        .bind(rows.ids)
+        .bind(rows.streams)
+        .bind(rows.versions)
+        .bind(rows.types)
+        .bind(rows.schema_versions)
+        .bind(rows.payloads)
+        .bind(rows.metadata)
+        .bind(rows.keys)
+        .bind(rows.recorded)
+        .bind(streams)
+        .bind(heads)
+        .bind(rows.head_streams)
+        .bind(rows.head_versions)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(written.then_some(plan.results))
+    }
+
     async fn try_append_batch(
         &self,
         commands: &[AppendCommand],
     ) -> Result<BatchResult, StoreError> {
+        if let Some(results) = self.try_append_as_expected(commands).await? {
+            return Ok(results);
+        }
         let mut tx = self.pool.begin().await?;
         let heads = lock_stream_heads(&mut tx, commands).await?;
         let used = used_idempotency_keys(&mut tx, commands).await?;
         let plan = BatchPlan::build(commands, heads, &used);
         if !plan.rows.is_empty() {
             insert_rows(&mut tx, &plan).await?;
-            update_heads(&mut tx, &plan).await?;
         }
         tx.commit().await?;
         Ok(plan.results)
@@ -91,24 +159,37 @@ fn is_retryable(error: &StoreError) -> bool {
 
 /// Creates missing stream rows and locks every stream of the batch, in name order so
 /// two batches never wait on each other in a cycle.
+///
+/// A stream expected at `Exact(n)` already has its row (the row is written in the
+/// transaction of the stream's first event), so only streams expected at `NoStream` or
+/// `Any` may need one: a batch of charges skips that statement and its round trip. Were
+/// the row missing anyway, the stream would read as having no head and the command would
+/// be rejected, never written.
 async fn lock_stream_heads(
     tx: &mut Transaction<'_, Postgres>,
     commands: &[AppendCommand],
 ) -> Result<HashMap<StreamName, Option<i64>>, StoreError> {
-    let mut names: Vec<String> = commands
-        .iter()
-        .flat_map(AppendCommand::streams)
-        .map(|s| s.as_str().to_owned())
-        .collect();
+    let mut names: Vec<String> = Vec::new();
+    let mut maybe_new: Vec<String> = Vec::new();
+    for append in commands.iter().flat_map(|command| &command.appends) {
+        names.push(append.stream.as_str().to_owned());
+        if !matches!(append.expected, ExpectedVersion::Exact(_)) {
+            maybe_new.push(append.stream.as_str().to_owned());
+        }
+    }
     names.sort();
     names.dedup();
-    sqlx::query(
-        "INSERT INTO streams (stream, version) SELECT s, -1 FROM UNNEST($1::text[]) AS s \
-         ON CONFLICT (stream) DO NOTHING",
-    )
-    .bind(&names)
-    .execute(&mut **tx)
-    .await?;
+    if !maybe_new.is_empty() {
+        maybe_new.sort();
+        maybe_new.dedup();
+        sqlx::query(
+            "INSERT INTO streams (stream, version) SELECT s, -1 FROM UNNEST($1::text[]) AS s \
+             ON CONFLICT (stream) DO NOTHING",
+        )
+        .bind(&maybe_new)
+        .execute(&mut **tx)
+        .await?;
+    }
     let rows: Vec<(String, i64)> = sqlx::query_as(
         "SELECT stream, version FROM streams WHERE stream = ANY($1) ORDER BY stream FOR UPDATE",
     )
@@ -144,34 +225,87 @@ async fn used_idempotency_keys(
     Ok(used)
 }
 
+/// The planned rows as one array per column, and the stream heads after them.
+struct EventRows<'a> {
+    ids: Vec<Uuid>,
+    streams: Vec<&'a str>,
+    versions: Vec<i64>,
+    types: Vec<&'static str>,
+    schema_versions: Vec<i32>,
+    payloads: Vec<String>,
+    metadata: Vec<String>,
+    keys: Vec<Option<&'a str>>,
+    recorded: Vec<chrono::DateTime<chrono::Utc>>,
+    head_streams: Vec<String>,
+    head_versions: Vec<i64>,
+}
+
+impl<'a> EventRows<'a> {
+    fn of(plan: &BatchPlan<'a>) -> Result<Self, StoreError> {
+        let rows = &plan.rows;
+        let (head_streams, head_versions) = plan
+            .written_heads()
+            .into_iter()
+            .map(|(stream, version)| (stream.0, version))
+            .unzip();
+        Ok(EventRows {
+            ids: rows.iter().map(|r| r.event.id).collect(),
+            streams: rows.iter().map(|r| r.stream.as_str()).collect(),
+            versions: rows.iter().map(|r| r.version).collect(),
+            types: rows.iter().map(|r| r.event.event.event_type()).collect(),
+            schema_versions: rows
+                .iter()
+                .map(|r| r.event.event.schema_version())
+                .collect(),
+            payloads: rows
+                .iter()
+                .map(|r| r.event.event.payload().to_string())
+                .collect(),
+            metadata: rows
+                .iter()
+                .map(|r| serde_json::to_string(&r.event.metadata))
+                .collect::<Result<_, _>>()?,
+            keys: rows
+                .iter()
+                .map(|r| r.event.event.idempotency_key())
+                .collect(),
+            recorded: rows.iter().map(|r| r.event.recorded_at).collect(),
+            head_streams,
+            head_versions,
+        })
+    }
+}
+
+/// The head each stream of the batch must have for every command to go in, when all
+/// commands are `Exact` appends without idempotency keys; None otherwise.
+fn expected_heads(commands: &[AppendCommand]) -> Option<HashMap<StreamName, Option<i64>>> {
+    let mut heads = HashMap::new();
+    for command in commands {
+        if command.idempotency_keys().next().is_some() {
+            return None;
+        }
+        for append in &command.appends {
+            let ExpectedVersion::Exact(version) = append.expected else {
+                return None;
+            };
+            heads.entry(append.stream.clone()).or_insert(Some(version));
+        }
+    }
+    Some(heads)
+}
+
+/// Inserts the planned rows and moves the stream heads, in one statement (one round
+/// trip): the heads update is a data-modifying CTE of the insert.
 async fn insert_rows(
     tx: &mut Transaction<'_, Postgres>,
     plan: &BatchPlan<'_>,
 ) -> Result<(), StoreError> {
-    let rows = &plan.rows;
-    let ids: Vec<Uuid> = rows.iter().map(|r| r.event.id).collect();
-    let streams: Vec<&str> = rows.iter().map(|r| r.stream.as_str()).collect();
-    let versions: Vec<i64> = rows.iter().map(|r| r.version).collect();
-    let types: Vec<&str> = rows.iter().map(|r| r.event.event.event_type()).collect();
-    let schema_versions: Vec<i32> = rows
-        .iter()
-        .map(|r| r.event.event.schema_version())
-        .collect();
-    let payloads: Vec<String> = rows
-        .iter()
-        .map(|r| r.event.event.payload().to_string())
-        .collect();
-    let metadata = rows
-        .iter()
-        .map(|r| serde_json::to_string(&r.event.metadata))
-        .collect::<Result<Vec<String>, _>>()?;
-    let keys: Vec<Option<&str>> = rows
-        .iter()
-        .map(|r| r.event.event.idempotency_key())
-        .collect();
-    let recorded: Vec<_> = rows.iter().map(|r| r.event.recorded_at).collect();
+    let rows = EventRows::of(plan)?;
     sqlx::query(
-        "INSERT INTO events (id, stream, version, event_type, schema_version, payload, \
+        "WITH heads AS (UPDATE streams SET version = h.version \
+         FROM UNNEST($10::text[], $11::int8[]) AS h(stream, version) \
+         WHERE streams.stream = h.stream) \
+         INSERT INTO events (id, stream, version, event_type, schema_version, payload, \
          metadata, idempotency_key, recorded_at) \
          SELECT id, stream, version, event_type, schema_version, payload::jsonb, \
          metadata::jsonb, idempotency_key, recorded_at \
@@ -180,36 +314,17 @@ async fn insert_rows(
          AS u(id, stream, version, event_type, schema_version, payload, metadata, \
          idempotency_key, recorded_at)",
     )
-    .bind(ids)
-    .bind(streams)
-    .bind(versions)
-    .bind(types)
-    .bind(schema_versions)
-    .bind(payloads)
-    .bind(metadata)
-    .bind(keys)
-    .bind(recorded)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
-
-async fn update_heads(
-    tx: &mut Transaction<'_, Postgres>,
-    plan: &BatchPlan<'_>,
-) -> Result<(), StoreError> {
-    let (streams, versions): (Vec<String>, Vec<i64>) = plan
-        .written_heads()
-        .into_iter()
-        .map(|(stream, version)| (stream.0, version))
-        .unzip();
-    sqlx::query(
-        "UPDATE streams SET version = u.version \
-         FROM UNNEST($1::text[], $2::int8[]) AS u(stream, version) \
-         WHERE streams.stream = u.stream",
-    )
-    .bind(streams)
-    .bind(versions)
+    .bind(rows.ids)
+    .bind(rows.streams)
+    .bind(rows.versions)
+    .bind(rows.types)
+    .bind(rows.schema_versions)
+    .bind(rows.payloads)
+    .bind(rows.metadata)
+    .bind(rows.keys)
+    .bind(rows.recorded)
+    .bind(rows.head_streams)
+    .bind(rows.head_versions)
     .execute(&mut **tx)
     .await?;
     Ok(())
