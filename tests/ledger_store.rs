@@ -316,7 +316,7 @@ async fn sqlite_wal_starts_over_under_sustained_appends() {
             .expect("appends");
         version = Some(version.map_or(3, |v| v + 4));
         appended += 4;
-        if appended % 400 == 0 {
+        if appended.is_multiple_of(400) {
             let size = std::fs::metadata(&wal).map_or(0, |m| m.len());
             largest_wal = largest_wal.max(size);
         }
