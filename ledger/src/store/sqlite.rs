@@ -31,10 +31,6 @@ const CHECKPOINT_EVERY_MS: u64 = 250;
 /// The WAL file is cut back to this size whenever the writer starts it over (after a
 /// checkpoint copied all of it), so a burst does not leave a huge file behind.
 const WAL_BYTES_KEPT: &str = "67108864";
-/// Prepared statements the writer keeps. Multi-row statements differ by their row count
-/// (a batch of 37 charges is its own INSERT), and the projector's share the connection:
-/// with sqlx's default of 100 most batches prepared their statements anew.
-const WRITER_STATEMENTS_CACHED: usize = 512;
 /// WAL frames after which the writer itself finishes a checkpoint so the WAL starts over.
 const WAL_FRAMES_RESTART: i64 = 8_192;
 
@@ -120,7 +116,6 @@ impl SqliteStore {
             .connect_with(
                 options
                     .clone()
-                    .statement_cache_capacity(WRITER_STATEMENTS_CACHED)
                     .pragma("wal_autocheckpoint", "0")
                     .pragma("journal_size_limit", WAL_BYTES_KEPT),
             )
