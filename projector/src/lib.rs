@@ -155,10 +155,10 @@ pub fn spawn(projector: Projector) -> tokio::task::JoinHandle<()> {
 async fn migrate(store: &Store) -> Result<(), ProjectorError> {
     match store {
         Store::Sqlite(s) => {
+            // The read models have a file of their own on SQLite.
             let mut migrator = sqlx::migrate!("./migrations/sqlite");
-            // The ledger keeps its own migrations in the same bookkeeping table.
             migrator.set_ignore_missing(true);
-            migrator.run(s.writer()).await?;
+            migrator.run(s.read_models_writer()).await?;
         }
         Store::Postgres(s) => {
             let mut migrator = sqlx::migrate!("./migrations/postgres");

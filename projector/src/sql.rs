@@ -125,7 +125,7 @@ impl WriteTx {
         match store {
             // IMMEDIATE: the write lock is taken before the checkpoint is read.
             Store::Sqlite(s) => Ok(WriteTx::Sqlite(
-                s.writer().begin_with("BEGIN IMMEDIATE").await?,
+                s.read_models_writer().begin_with("BEGIN IMMEDIATE").await?,
             )),
             Store::Postgres(s) => {
                 let mut tx = s.pool().begin().await?;
@@ -176,7 +176,7 @@ macro_rules! fetch_all {
     ($store:expr, $row:ty, $sql:expr $(, $bind:expr)* $(,)?) => {
         match $store {
             manabi_ledger::Store::Sqlite(s) => {
-                sqlx::query_as::<_, $row>($sql)$(.bind($bind))*.fetch_all(s.reader()).await
+                sqlx::query_as::<_, $row>($sql)$(.bind($bind))*.fetch_all(s.read_models_reader()).await
             }
             manabi_ledger::Store::Postgres(s) => {
                 sqlx::query_as::<_, $row>($sql)$(.bind($bind))*.fetch_all(s.pool()).await

@@ -52,11 +52,29 @@ const WAL_FRAMES_RESTART: i64 = 8_192;
 /// checkpoint before its next batch: it only copies what arrived since the background
 /// pass, and the batch after it writes from the start of the WAL again. Durability is
 /// unchanged either way: a commit is on disk when the WAL is synced.
+///
+/// The read models live in a file of their own beside the ledger
+/// ([`read_models_path`]), with their own writer: the projector's transactions never
+/// hold the lock the charges need, and since the read models are rebuilt from the ledger
+/// they use `synchronous=NORMAL` (a power cut may drop their last commits, checkpoint
+/// included, which the projector then simply does again).
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     writer: SqlitePool,
     reader: SqlitePool,
     checkpointer: Arc<Checkpointer>,
+    models_writer: SqlitePool,
+    models_reader: SqlitePool,
+}
+
+/// Where the read models of the ledger file `ledger` live: `ledger.sqlite` →
+/// `ledger.read-models.sqlite`, in the same directory.
+pub fn read_models_path(ledger: &std::path::Path) -> std::path::PathBuf {
+    let stem = ledger
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "ledger".to_owned());
+    ledger.with_file_name(format!("{stem}.read-models.sqlite"))
 }
 
 /// The background checkpoint task, and its request to the writer. Stops the task when the
@@ -130,7 +148,19 @@ impl SqliteStore {
             .await?;
         let checkpoints = SqlitePoolOptions::new()
             .max_connections(1)
-            .connect_with(options)
+            .connect_with(options.clone())
+            .await?;
+        let models = options
+            .clone()
+            .filename(read_models_path(options.get_filename()))
+            .synchronous(SqliteSynchronous::Normal);
+        let models_writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(models.clone())
+            .await?;
+        let models_reader = SqlitePoolOptions::new()
+            .max_connections(READER_CONNECTIONS_MAX)
+            .connect_with(models)
             .await?;
         let checkpointer = Arc::new(Checkpointer {
             task: std::sync::OnceLock::new(),
@@ -145,16 +175,27 @@ impl SqliteStore {
             writer,
             reader,
             checkpointer,
+            models_writer,
+            models_reader,
         })
     }
 
-    /// The one writer connection; the projector writes its read models through it too.
+    /// The ledger's one writer connection.
     pub fn writer(&self) -> &SqlitePool {
         &self.writer
     }
 
     pub fn reader(&self) -> &SqlitePool {
         &self.reader
+    }
+
+    /// The read models' one writer connection (the projector's).
+    pub fn read_models_writer(&self) -> &SqlitePool {
+        &self.models_writer
+    }
+
+    pub fn read_models_reader(&self) -> &SqlitePool {
+        &self.models_reader
     }
 
     /// Finishes the checkpoint the background task asked for, so the WAL starts over.
