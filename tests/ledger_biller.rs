@@ -10,7 +10,7 @@ use std::sync::Arc;
 use chrono::{Duration, TimeZone, Utc};
 use manabi_ledger::account::Points;
 use manabi_ledger::operator::Operator;
-use manabi_ledger::repository::load_account;
+use manabi_ledger::repository::{load_account, save_snapshot};
 use manabi_ledger::{
     AuthError, Biller, BillerConfig, Caller, ManualClock, QuotaScope, Receipt, Refusal, Store,
 };
@@ -240,7 +240,35 @@ async fn operator_changes_count_on_the_next_call(backend: Backend) {
     );
 }
 
+/// A snapshot claiming versions the stream never reached is ignored: the account is
+/// replayed from its events and still charges.
+async fn a_snapshot_ahead_of_its_stream_is_ignored(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let store = store(&db).await;
+    let funded = funded_account(&store, 10).await;
+    let mut bogus = load_account(&store, funded.account_id)
+        .await
+        .expect("loads");
+    let head = bogus.version;
+    bogus.version += 50;
+    bogus.balance = 1_000_000;
+    save_snapshot(&store, &bogus).await.expect("saves");
+
+    let account = load_account(&store, funded.account_id)
+        .await
+        .expect("loads");
+    assert_eq!((account.version, account.balance), (head, 10));
+    let biller = biller(store.clone());
+    let caller = caller(&biller, &funded).await;
+    let receipt = biller
+        .charge(&caller, read_request(0))
+        .await
+        .expect("charges on the replayed state");
+    assert_eq!(receipt.balance_after, 9);
+}
+
 support::on_both_backends!(
+    a_snapshot_ahead_of_its_stream_is_ignored,
     six_hundred_calls_against_three_hundred_points,
     the_daily_cap_is_exact_under_concurrency,
     operator_changes_count_on_the_next_call,

@@ -13,11 +13,38 @@ const TAIL_PAGE_EVENTS_MAX: u32 = 5_000;
 pub async fn load_account(store: &Store, account_id: Uuid) -> Result<Account, StoreError> {
     let stream = StreamName::account(account_id);
     let mut account = match store.load_snapshot(&stream).await? {
-        Some(snapshot) => from_snapshot(account_id, snapshot),
+        Some(snapshot) if stream_reaches(store, &stream, snapshot.version).await? => {
+            from_snapshot(account_id, snapshot)
+        }
+        Some(snapshot) => {
+            tracing::warn!(
+                %account_id,
+                snapshot_version = snapshot.version,
+                "account snapshot is ahead of its stream; replaying the stream instead"
+            );
+            Account::empty(account_id)
+        }
         None => Account::empty(account_id),
     };
     catch_up(store, &mut account).await?;
     Ok(account)
+}
+
+/// Whether the stream holds an event at `version`: a snapshot claiming a version the
+/// stream never reached (a restore of the events older than the snapshots, a bug) would
+/// otherwise hide the real state and make every versioned append conflict.
+async fn stream_reaches(
+    store: &Store,
+    stream: &StreamName,
+    version: i64,
+) -> Result<bool, StoreError> {
+    if version < 0 {
+        return Ok(true);
+    }
+    let at = store.read_stream(stream, version, 1).await?;
+    Ok(at
+        .first()
+        .is_some_and(|recorded| recorded.version == version))
 }
 
 /// A snapshot of another format, or of another account, is ignored: replay from zero.
