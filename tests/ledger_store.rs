@@ -339,3 +339,36 @@ async fn sqlite_wal_starts_over_under_sustained_appends() {
         started.elapsed()
     );
 }
+
+/// A ledger file from before the read models moved to their own file loses its old copies
+/// of them when it is opened; its events stay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_drops_read_models_left_in_the_ledger_file() {
+    use sqlx::Connection;
+    let db = fresh_db(Backend::Sqlite).await;
+    let mut old = sqlx::SqliteConnection::connect(&format!("{}?mode=rwc", db.url))
+        .await
+        .expect("creates the old file");
+    sqlx::query("CREATE TABLE rm_accounts (account_id TEXT PRIMARY KEY, balance INTEGER)")
+        .execute(&mut old)
+        .await
+        .expect("old read model");
+    old.close().await.expect("closes");
+
+    let store = store(&db).await;
+    funded_account(&store, 5).await;
+    let mut ledger = sqlx::SqliteConnection::connect(&db.url)
+        .await
+        .expect("opens the ledger file");
+    let left: Vec<(String,)> =
+        sqlx::query_as("SELECT name FROM sqlite_master WHERE name LIKE 'rm\\_%' ESCAPE '\\'")
+            .fetch_all(&mut ledger)
+            .await
+            .expect("lists tables");
+    assert!(left.is_empty(), "{left:?}");
+    let (events,): (i64,) = sqlx::query_as("SELECT count(*) FROM events")
+        .fetch_one(&mut ledger)
+        .await
+        .expect("counts events");
+    assert!(events > 0);
+}
