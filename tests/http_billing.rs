@@ -416,3 +416,117 @@ async fn wait_for_charges(app: &TestApp, key: &str, n: usize) -> Value {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Holds the ledger's write lock from a connection of its own for `hold`, so the
+/// biller's commits stall: SQLite's `BEGIN IMMEDIATE`, PostgreSQL's `LOCK TABLE events`.
+async fn stall_ledger_writes(ledger: &Ledger, hold: Duration) {
+    if ledger.dir.is_some() {
+        let mut conn = sqlx::SqliteConnection::connect(&ledger.url)
+            .await
+            .expect("open the ledger file");
+        sqlx::query("BEGIN IMMEDIATE")
+            .execute(&mut conn)
+            .await
+            .expect("lock");
+        tokio::time::sleep(hold).await;
+        sqlx::query("ROLLBACK")
+            .execute(&mut conn)
+            .await
+            .expect("unlock");
+    } else {
+        let mut conn = sqlx::PgConnection::connect(&ledger.url)
+            .await
+            .expect("connect");
+        sqlx::query("BEGIN")
+            .execute(&mut conn)
+            .await
+            .expect("begin");
+        sqlx::query("LOCK TABLE events IN EXCLUSIVE MODE")
+            .execute(&mut conn)
+            .await
+            .expect("lock");
+        tokio::time::sleep(hold).await;
+        sqlx::query("ROLLBACK")
+            .execute(&mut conn)
+            .await
+            .expect("unlock");
+    }
+}
+
+/// The ledger stalls across the request timeout while keyed reads keep arriving: each
+/// answer is either data with its invoice, or a 504 that says nothing was charged — and
+/// once the ledger moves again, exactly the answered calls are in it, no 504 among them.
+async fn a_timeout_is_never_charged_later(ledger: &Ledger) {
+    let app = ledger.serve(&[("MANABI_REQUEST_TIMEOUT_MS", "1000")]).await;
+    let funded = ledger.funded(100);
+    let key = funded.api_key.as_str();
+    let path = format!("/api/v1/learnables/{FULL_ONLY_ID}");
+    // Warm the account into the biller, so the stall is the only thing that waits.
+    let (status, body, _) = keyed_get(&app, key, &path).await;
+    assert_eq!(status, 200, "{body}");
+
+    let stall = stall_ledger_writes(ledger, Duration::from_millis(3_000));
+    let calls = async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let staggered = (0..12u64).map(|i| {
+            let (app, path) = (&app, &path);
+            async move {
+                tokio::time::sleep(Duration::from_millis(150 * i)).await;
+                keyed_get(app, key, path).await
+            }
+        });
+        join_all(staggered).await
+    };
+    let ((), answers) = tokio::join!(stall, calls);
+
+    let mut invoices = vec![text(&body["billing"]["invoice_id"])];
+    let mut timed_out = 0;
+    for (status, body, _) in &answers {
+        match status {
+            200 => invoices.push(text(&body["billing"]["invoice_id"])),
+            504 => {
+                assert_error(*status, body, 504, "TIMEOUT");
+                timed_out += 1;
+            }
+            other => panic!("unexpected answer {other}: {body}"),
+        }
+    }
+    assert!(
+        timed_out > 0,
+        "the stall must outlast the timeout: {answers:?}"
+    );
+
+    // Any charge still queued behind the stall has had time to be (wrongly) written.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let answered = invoices.len() as i64;
+    assert_eq!(
+        balance(&app, key).await,
+        100 - answered,
+        "504s were charged"
+    );
+    // Projects the charges (PostgreSQL servers leave that to `manabi projector`).
+    ledger.assert_verified();
+    let listed = wait_for_charges(&app, key, invoices.len() + 1).await;
+    let mut listed: Vec<String> = listed["data"]["charges"]
+        .as_array()
+        .expect("charges")
+        .iter()
+        .map(|charge| text(&charge["invoice_id"]))
+        .collect();
+    listed.sort();
+    invoices.sort();
+    assert_eq!(
+        listed, invoices,
+        "the charges are exactly the answered calls"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_timeout_is_never_charged_later() {
+    a_timeout_is_never_charged_later(&sqlite_ledger()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_timeout_is_never_charged_later() {
+    a_timeout_is_never_charged_later(&pg_ledger().await).await;
+}

@@ -16,7 +16,7 @@ use axum::http::{HeaderMap, header};
 use governor::NotUntil;
 use governor::clock::{Clock, DefaultClock};
 use manabi_ledger::account::Points;
-use manabi_ledger::{AuthError, ChargeRequest, Receipt, Refusal};
+use manabi_ledger::{AuthError, ChargeRequest, ChargeTicket, Receipt, Refusal};
 use manabi_schemas::events::Transport;
 use manabi_schemas::{Billing, ErrorCode};
 use secrecy::{ExposeSecret, SecretString};
@@ -133,6 +133,11 @@ impl Credential {
         self.key.as_ref()
     }
 
+    /// The request id as the caller can look it up, if one was set.
+    pub fn request_id_for_display(&self) -> &str {
+        self.request_id.as_deref().unwrap_or("(none)")
+    }
+
     /// The request id (set by the request-id layer), else a fresh one for the charge.
     fn request_id(&self) -> String {
         self.request_id
@@ -148,6 +153,17 @@ pub struct Call {
     pub client: IpAddr,
     /// Recorded on the charge event, so invoices tell REST and MCP calls apart.
     pub transport: Transport,
+    /// Shared with the request-timeout layer: a charge is written only if the biller
+    /// claims it before the request gives up (see `manabi_ledger::ticket`).
+    pub ticket: ChargeTicket,
+}
+
+/// The ticket the timeout layer put on the request, else one nobody abandons.
+pub fn ticket_of(extensions: &axum::http::Extensions) -> ChargeTicket {
+    extensions
+        .get::<ChargeTicket>()
+        .cloned()
+        .unwrap_or_default()
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Call {
@@ -162,6 +178,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Call {
             credential: Credential::from_headers(&parts.headers),
             client,
             transport: Transport::Rest,
+            ticket: ticket_of(&parts.extensions),
         })
     }
 }
@@ -312,9 +329,9 @@ async fn debit(
     let receipt = state
         .ledger
         .biller
-        .charge(keyed, request)
+        .charge_with_ticket(keyed, request, call.ticket.clone())
         .await
-        .map_err(|refusal| refusal_error(state, refusal))?;
+        .map_err(|refusal| refusal_error(state, call, refusal))?;
     answer.billing = Some(receipt_billing(&receipt));
     Ok(answer)
 }
@@ -343,7 +360,7 @@ fn billing(points_charged: i64, invoice_id: Option<String>) -> Billing {
 }
 
 /// A charge the ledger refused, after it caught up with the account's stream.
-fn refusal_error(state: &AppState, refusal: Refusal) -> ApiError {
+fn refusal_error(state: &AppState, call: &Call, refusal: Refusal) -> ApiError {
     match refusal {
         Refusal::InsufficientPoints { required, balance } => {
             let top_up_url = &state.settings.top_up_url;
@@ -380,6 +397,19 @@ fn refusal_error(state: &AppState, refusal: Refusal) -> ApiError {
         Refusal::Expired => auth_error(AuthError::Expired),
         Refusal::UnknownKey => auth_error(AuthError::Unknown),
         Refusal::LedgerUnavailable { reason } => ledger_unavailable(&reason),
+        Refusal::Abandoned => ApiError::new(ErrorCode::Timeout),
+        Refusal::OutcomeUnknown { reason } => {
+            tracing::error!(reason, "a charge's outcome is unknown");
+            ApiError::with_message(
+                ErrorCode::ChargeOutcomeUnknown,
+                format!(
+                    "the ledger failed while recording this call's charge, so whether it was \
+                     recorded is not known yet; look for request id {} in \
+                     /api/v1/account/charges before retrying",
+                    call.credential.request_id_for_display()
+                ),
+            )
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, Response, header};
 use axum::middleware::Next;
 use axum::response::IntoResponse;
+use manabi_ledger::ChargeTicket;
 use manabi_schemas::ErrorCode;
 use tower_http::request_id::{MakeRequestId, RequestId};
 
@@ -74,15 +75,43 @@ fn check_size(limits: &RequestLimits, request: &Request) -> Result<(), ApiError>
     Ok(())
 }
 
-/// Answers 504 when handling takes longer than the configured bound.
+/// How long a request whose charge is being committed may wait past its timeout for the
+/// commit's outcome. The stores' own bounds (SQLite's busy timeout, the PostgreSQL pool's
+/// acquire timeout) end a stalled commit well before this.
+const CHARGE_COMMIT_WAIT_MS_MAX: u64 = 30_000;
+
+/// Answers 504 when handling takes longer than the configured bound — but only after
+/// abandoning the request's charge ticket, so "nothing was charged" stays true: a charge
+/// the biller already claimed is waited for (at most [`CHARGE_COMMIT_WAIT_MS_MAX`]) and
+/// answered with its data or its real error.
 pub async fn limit_time(
     State(timeout): State<Duration>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> axum::response::Response {
-    match tokio::time::timeout(timeout, next.run(request)).await {
+    let ticket = ChargeTicket::new();
+    request.extensions_mut().insert(ticket.clone());
+    let handling = next.run(request);
+    tokio::pin!(handling);
+    if let Ok(response) = tokio::time::timeout(timeout, &mut handling).await {
+        return response;
+    }
+    if ticket.abandon() {
+        return ApiError::new(ErrorCode::Timeout).into_response();
+    }
+    let commit_wait = Duration::from_millis(CHARGE_COMMIT_WAIT_MS_MAX);
+    match tokio::time::timeout(commit_wait, handling).await {
         Ok(response) => response,
-        Err(_) => ApiError::new(ErrorCode::Timeout).into_response(),
+        Err(_) => {
+            tracing::error!("a charge was still committing {commit_wait:?} after the timeout");
+            ApiError::with_message(
+                ErrorCode::ChargeOutcomeUnknown,
+                "the ledger is still recording this call's charge; whether it was recorded is \
+                 not known yet: look for this request's x-request-id in \
+                 /api/v1/account/charges before retrying",
+            )
+            .into_response()
+        }
     }
 }
 

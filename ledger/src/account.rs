@@ -133,13 +133,24 @@ pub enum Refusal {
     UnknownKey,
     #[error("the ledger is unavailable: {reason}")]
     LedgerUnavailable { reason: String },
+    /// The request gave up (deadline or disconnect) before its charge was written; it
+    /// never will be.
+    #[error("the request gave up before its charge was written")]
+    Abandoned,
+    /// The append failed and the ledger could not be read back to tell whether the
+    /// charge was written: the answer must not say that nothing was charged.
+    #[error("the outcome of the charge is not known: {reason}")]
+    OutcomeUnknown { reason: String },
 }
 
 impl Refusal {
     /// Refusals that a newer event in the stream could overturn: decide again after
     /// catching up before answering with them.
     pub fn may_be_stale(&self) -> bool {
-        !matches!(self, Refusal::LedgerUnavailable { .. })
+        !matches!(
+            self,
+            Refusal::LedgerUnavailable { .. } | Refusal::Abandoned | Refusal::OutcomeUnknown { .. }
+        )
     }
 }
 

@@ -35,6 +35,7 @@ use crate::store::{
     AppendCommand, BatchResult, EventStore, ExpectedVersion, NewEvent, Store, StoreError,
     StreamName,
 };
+use crate::ticket::ChargeTicket;
 
 /// Bounds of the writer.
 #[derive(Debug, Clone)]
@@ -149,6 +150,9 @@ struct ChargeJob {
     caller: Caller,
     request: ChargeRequest,
     reply: oneshot::Sender<Result<Receipt, Refusal>>,
+    /// Claimed when the charge joins a batch; a request that abandoned it first is
+    /// answered "nothing charged" and the charge is dropped unwritten.
+    ticket: ChargeTicket,
     stage: Stage,
     attempts: u32,
 }
@@ -242,17 +246,30 @@ impl Biller {
     }
 
     /// Debits one call, durably, or says why not.
-    #[tracing::instrument(skip(self, request), fields(account = %caller.account_id))]
     pub async fn charge(
         &self,
         caller: &Caller,
         request: ChargeRequest,
+    ) -> Result<Receipt, Refusal> {
+        self.charge_with_ticket(caller, request, ChargeTicket::new())
+            .await
+    }
+
+    /// Like [`Biller::charge`], for a request that may give up: the charge is written
+    /// only if the biller claims `ticket` before the request abandons it.
+    #[tracing::instrument(skip(self, request, ticket), fields(account = %caller.account_id))]
+    pub async fn charge_with_ticket(
+        &self,
+        caller: &Caller,
+        request: ChargeRequest,
+        ticket: ChargeTicket,
     ) -> Result<Receipt, Refusal> {
         let (reply, answer) = oneshot::channel();
         let job = ChargeJob {
             caller: *caller,
             request,
             reply,
+            ticket,
             stage: Stage::Fresh,
             attempts: 0,
         };
@@ -410,6 +427,9 @@ impl Writer {
             };
             let decision = account.decide_charge(job.caller.key_id, &job.request, now);
             match decision {
+                Ok(_) if !claim(&job) => {
+                    let _ = job.reply.send(Err(Refusal::Abandoned));
+                }
                 Ok(event) => {
                     originals
                         .entry(account.id)
@@ -539,10 +559,11 @@ impl Writer {
             }
             Err(error) => {
                 tracing::error!(%error, "ledger batch failed");
-                for staged in staged {
-                    let _ = staged.job.reply.send(Err(unavailable(&error)));
+                self.settle_failed_batch(staged, &originals, &error).await;
+                // Whatever did commit comes back with the next catch-up.
+                for (account_id, original) in originals {
+                    self.accounts.insert(account_id, original);
                 }
-                self.accounts.extend(originals);
             }
         }
         for account_id in touched {
@@ -551,6 +572,42 @@ impl Writer {
             self.snapshot_if_due(account_id).await;
         }
         carried
+    }
+
+    /// A failed append may still have committed (a connection lost during COMMIT), so
+    /// each charge is looked up in its stream before it is answered: found, it is served;
+    /// absent, nothing was charged; unreadable, the outcome is unknown and the answer
+    /// must not claim that nothing was charged.
+    async fn settle_failed_batch(
+        &mut self,
+        staged: Vec<Staged>,
+        originals: &HashMap<Uuid, Account>,
+        error: &StoreError,
+    ) {
+        let mut written: HashMap<Uuid, Result<HashSet<Uuid>, String>> = HashMap::new();
+        for (account_id, original) in originals {
+            let stream = StreamName::account(*account_id);
+            let after = self
+                .store
+                .read_stream(&stream, original.version + 1, u32::MAX)
+                .await
+                .map(|events| events.into_iter().map(|event| event.id).collect())
+                .map_err(|read_error| read_error.to_string());
+            written.insert(*account_id, after);
+        }
+        for staged in staged {
+            let outcome = match written.get(&staged.job.caller.account_id) {
+                Some(Ok(ids)) if ids.contains(&staged.receipt.invoice_id) => Ok(staged.receipt),
+                Some(Ok(_)) => Err(unavailable(error)),
+                Some(Err(read_error)) => Err(Refusal::OutcomeUnknown {
+                    reason: format!("{error}; reading it back: {read_error}"),
+                }),
+                None => Err(Refusal::OutcomeUnknown {
+                    reason: error.to_string(),
+                }),
+            };
+            let _ = staged.job.reply.send(outcome);
+        }
     }
 
     fn retry_later(&self, job: ChargeJob, carried: &mut Vec<ChargeJob>) {
@@ -608,6 +665,15 @@ impl Writer {
             Err(error) => tracing::warn!(%error, "could not save an account snapshot"),
         }
     }
+}
+
+/// Claims a decided charge for its batch. A request that is gone (its receiver dropped)
+/// gives its ticket up first, so a client that left is not charged either.
+fn claim(job: &ChargeJob) -> bool {
+    if job.reply.is_closed() {
+        job.ticket.abandon();
+    }
+    job.ticket.claim()
 }
 
 /// Applies a decided charge to the in-memory account and builds its append.

@@ -9,12 +9,14 @@ pub mod clock;
 pub mod operator;
 pub mod repository;
 pub mod store;
+pub mod ticket;
 
 pub use account::{Account, ChargeRequest, Points, QuotaScope, Refusal};
 pub use api_key::ApiKey;
 pub use biller::{AuthError, Biller, BillerConfig, Caller, Receipt};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use store::{EventStore, Position, Store, StoreError, StreamName};
+pub use ticket::ChargeTicket;
 
 /// The ledger database: `MANABI_DATABASE_URL`, else the SQLite file
 /// `<MANABI_DATA_DIR or ./var>/ledger.sqlite`.

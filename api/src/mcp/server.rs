@@ -111,5 +111,6 @@ fn billed_call(context: &RequestContext<RoleServer>) -> Option<Call> {
         credential,
         client,
         transport: Transport::Mcp,
+        ticket: crate::billing::ticket_of(&parts.extensions),
     })
 }

@@ -18,6 +18,9 @@ const POOL_CONNECTIONS_MAX: u32 = 8;
 /// A batch that lost a deadlock or a unique-key race is retried whole: nothing of it
 /// was written.
 const BATCH_ATTEMPTS_MAX: u32 = 5;
+/// How long a statement waits for a pooled connection before it fails: while the
+/// database is unreachable, callers hear so in seconds rather than hanging.
+const POOL_ACQUIRE_TIMEOUT_MS: u64 = 5_000;
 
 /// The ledger on a PostgreSQL database (the schema is the connection's `search_path`).
 #[derive(Debug, Clone)]
@@ -30,6 +33,7 @@ impl PgStore {
         let options = PgConnectOptions::from_str(url)?.options([("synchronous_commit", "on")]);
         let pool = PgPoolOptions::new()
             .max_connections(POOL_CONNECTIONS_MAX)
+            .acquire_timeout(std::time::Duration::from_millis(POOL_ACQUIRE_TIMEOUT_MS))
             .connect_with(options)
             .await?;
         let mut migrator = sqlx::migrate!("./migrations/postgres");
