@@ -1,4 +1,4 @@
-# Production image of the `manabi` binary and the bundled dataset artifact.
+# Production image of the `manabi` binary (the dataset artifact is built into it).
 FROM rust:1-bookworm AS build
 WORKDIR /src
 COPY . .
@@ -8,11 +8,9 @@ FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/target/release/manabi /usr/local/bin/manabi
-COPY data /srv/manabi/data
 WORKDIR /srv/manabi
 ENV MANABI_BIND=0.0.0.0:8080 \
-    MANABI_DATA_DIR=/srv/manabi/var \
-    MANABI_ARTIFACT=/srv/manabi/data/manabi-dataset.jsonl.zst
+    MANABI_DATA_DIR=/srv/manabi/var
 EXPOSE 8080
 ENTRYPOINT ["manabi"]
 CMD ["serve"]

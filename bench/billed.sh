@@ -29,8 +29,13 @@ if [ ${#need[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-cargo build --release --quiet --bin manabi
-binary=$PWD/target/release/manabi
+# BENCH_BINARY runs another build of manabi (e.g. the one before a change) instead.
+if [ -n "${BENCH_BINARY:-}" ]; then
+    binary=$(realpath "$BENCH_BINARY")
+else
+    cargo build --release --quiet --bin manabi
+    binary=$PWD/target/release/manabi
+fi
 artifact=${MANABI_ARTIFACT:-data/manabi-dataset.jsonl.zst}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/manabi-bench-billed.XXXXXX")

@@ -26,8 +26,13 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
-cargo build --release --quiet --bin manabi
-binary=target/release/manabi
+# BENCH_BINARY runs another build of manabi (e.g. the one before a change) instead.
+if [ -n "${BENCH_BINARY:-}" ]; then
+    binary=$(realpath "$BENCH_BINARY")
+else
+    cargo build --release --quiet --bin manabi
+    binary=target/release/manabi
+fi
 
 work=$(mktemp -d var/bench.XXXXXX)
 server_pid=
@@ -43,7 +48,7 @@ artifact=data/manabi-dataset.jsonl.zst
 if [ ! -f "$artifact" ]; then
     echo "no committed artifact; benchmarking the test fixture" >&2
     artifact="$work/fixture.jsonl.zst"
-    MANABI_FIXTURE_OUT="$PWD/$artifact" cargo test --quiet -p manabi --test http_reads \
+    MANABI_FIXTURE_OUT="$PWD/$artifact" cargo test --quiet -p manabi-tests --test http_reads \
         write_fixture_artifact -- --ignored >/dev/null
 fi
 

@@ -6,4 +6,4 @@
 #   flock /tmp/bench.lock bash bench/search_engine.sh [artifact]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo run --release --quiet -p manabi-search-sync --example search_engine -- "$@"
+cargo run --release --quiet -p manabi-search --example search_engine -- "$@"

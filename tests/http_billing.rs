@@ -2,13 +2,13 @@
 //! SQLite and on PostgreSQL with two servers, daily caps, revocation, top-ups made with
 //! the admin CLI, burst limits, nothing charged for refusals, and the Billing object.
 
-mod common;
+use manabi_tests as common;
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::ledger::{Backend, TestDb, fresh_db, fresh_sqlite_db};
 use common::{TestApp, assert_error, spawn_app_with};
 use futures::future::join_all;
 use serde_json::Value;
@@ -17,52 +17,33 @@ use sqlx::Connection;
 /// An entry outside the keyless sample: keyed callers must see it.
 const FULL_ONLY_ID: &str = "vocab-sake";
 
-/// A ledger database of its own for one test.
+/// A ledger database of its own for one test (a SQLite file or a PostgreSQL schema).
 struct Ledger {
     url: String,
-    dir: Option<PathBuf>,
-}
-
-impl Drop for Ledger {
-    fn drop(&mut self) {
-        if let Some(dir) = &self.dir {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    }
+    sqlite: bool,
+    _db: TestDb,
 }
 
 fn sqlite_ledger() -> Ledger {
-    let dir = std::env::temp_dir().join(format!("manabi-billing-{}", uuid::Uuid::now_v7()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    Ledger {
-        url: format!("sqlite://{}/ledger.sqlite", dir.display()),
-        dir: Some(dir),
-    }
+    Ledger::on(fresh_sqlite_db(), true)
 }
 
-/// A fresh schema on the test PostgreSQL (`MANABI_TEST_PG_URL`).
 async fn pg_ledger() -> Ledger {
-    let base = std::env::var("MANABI_TEST_PG_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
-    let schema = format!("billing_test_{}", uuid::Uuid::now_v7().simple());
-    let mut conn = sqlx::PgConnection::connect(&base)
-        .await
-        .expect("PostgreSQL answers at MANABI_TEST_PG_URL");
-    sqlx::query(&format!("CREATE SCHEMA {schema}"))
-        .execute(&mut conn)
-        .await
-        .expect("create schema");
-    let sep = if base.contains('?') { '&' } else { '?' };
-    Ledger {
-        url: format!("{base}{sep}options[search_path]={schema}"),
-        dir: None,
-    }
+    Ledger::on(fresh_db(Backend::Postgres).await, false)
 }
 
 impl Ledger {
+    fn on(db: TestDb, sqlite: bool) -> Ledger {
+        Ledger {
+            url: db.url.clone(),
+            sqlite,
+            _db: db,
+        }
+    }
+
     /// Runs `manabi admin …` on this ledger; its stdout is one JSON object.
     fn admin(&self, args: &[&str]) -> Value {
-        let output = Command::new(env!("CARGO_BIN_EXE_manabi"))
+        let output = Command::new(common::manabi_binary())
             .arg("admin")
             .args(args)
             .env("MANABI_DATABASE_URL", &self.url)
@@ -420,7 +401,7 @@ async fn wait_for_charges(app: &TestApp, key: &str, n: usize) -> Value {
 /// Holds the ledger's write lock from a connection of its own for `hold`, so the
 /// biller's commits stall: SQLite's `BEGIN IMMEDIATE`, PostgreSQL's `LOCK TABLE events`.
 async fn stall_ledger_writes(ledger: &Ledger, hold: Duration) {
-    if ledger.dir.is_some() {
+    if ledger.sqlite {
         let mut conn = sqlx::SqliteConnection::connect(&ledger.url)
             .await
             .expect("open the ledger file");

@@ -1,7 +1,7 @@
 //! Limits and cross-cutting behaviour over HTTP: URI, query, header and body bounds,
 //! the keyless rate limit, compression and request ids.
 
-mod common;
+use manabi_tests as common;
 
 use common::{assert_error, spawn_app};
 

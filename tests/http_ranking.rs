@@ -3,7 +3,7 @@
 //! queries must put the entry a learner means first. Skipped (with a note) while no
 //! artifact is committed; the fixture-based contract tests in `http_search.rs` always run.
 
-mod common;
+use manabi_tests as common;
 
 /// `query` → the label of the entry that must rank first.
 const FIRST: &[(&str, &str)] = &[

@@ -1,7 +1,7 @@
 //! Black-box tests of every REST read against the real server: envelopes, the sample
 //! flag, every 4xx path per parameter, discovery, OpenAPI and the docs page.
 
-mod common;
+use manabi_tests as common;
 
 use common::{assert_error, spawn_app};
 
@@ -367,7 +367,7 @@ async fn metrics_count_requests() {
 
 #[tokio::test]
 async fn a_broken_artifact_leaves_the_api_unavailable() {
-    let app = common::spawn_app_with_artifact_bytes(b"not zstd at all");
+    let app = common::spawn_app_with_artifact_bytes(b"not zstd at all").await;
     // healthz answers at once; the API and readyz say 503 in the envelope.
     let mut ready_status = 0;
     for _ in 0..100 {
@@ -397,4 +397,42 @@ async fn a_broken_artifact_leaves_the_api_unavailable() {
 fn write_fixture_artifact() {
     let out = std::env::var("MANABI_FIXTURE_OUT").expect("MANABI_FIXTURE_OUT is set");
     common::fixture::write_artifact(std::path::Path::new(&out));
+}
+
+/// The binary carries its dataset: started from a directory without the repository,
+/// and no `MANABI_ARTIFACT`, it serves the full built-in artifact. Its log, written to a
+/// file, has no terminal colour codes, and the 503s of `/readyz` while the dataset loads
+/// are not ERROR lines.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_serves_its_built_in_dataset_from_any_directory() {
+    let dir = std::env::temp_dir().join(format!("manabi-anywhere-{}", uuid::Uuid::now_v7()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let log = dir.join("stderr.log");
+    let mut command = std::process::Command::new(common::manabi_binary());
+    command
+        .arg("serve")
+        .current_dir(&dir)
+        .env("MANABI_BIND", "127.0.0.1:0")
+        .env("MANABI_LOG", "info")
+        .env_remove("MANABI_ARTIFACT")
+        .env_remove("MANABI_DATA_DIR")
+        .env_remove("MANABI_DATABASE_URL")
+        .stderr(std::fs::File::create(&log).expect("log file"));
+    let app = common::start_binary(command, dir.clone());
+    app.wait_ready().await;
+    let (status, body) = app.get_json("/readyz").await;
+    assert_eq!(status, 200, "{body}");
+    let learnables = body["data"]["learnables"].as_u64().expect("learnables");
+    assert!(learnables > 10_000, "the full built-in dataset: {body}");
+    assert!(
+        dir.join("var/ledger.sqlite").is_file(),
+        "the data dir is ./var"
+    );
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        !text.contains('\u{1b}'),
+        "no colour codes in a log file: {text}"
+    );
+    assert!(!text.contains("ERROR"), "no ERROR line: {text}");
+    assert!(text.contains("dataset loaded"), "{text}");
 }

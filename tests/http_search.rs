@@ -2,7 +2,7 @@
 //! sample, `total_candidates`, and the ranking contract of DESIGN §5 on romaji, kana,
 //! katakana, kanji, English and misspelled queries.
 
-mod common;
+use manabi_tests as common;
 
 use common::{TestApp, assert_error, spawn_app};
 

@@ -1,8 +1,7 @@
 //! The Biller under concurrency, on SQLite and on PostgreSQL with two Billers (two pools,
 //! as two API replicas) sharing one database.
 
-#[path = "ledger_support.rs"]
-mod support;
+use manabi_tests::ledger as support;
 
 use std::collections::HashSet;
 use std::sync::Arc;

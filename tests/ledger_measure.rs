@@ -5,8 +5,7 @@
 //! - cold-loading an account with 1,000,000 events, by full replay and by snapshot + tail;
 //! - Biller throughput: 64 concurrent callers over 100 accounts, 1 point per call.
 
-#[path = "ledger_support.rs"]
-mod support;
+use manabi_tests::ledger as support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

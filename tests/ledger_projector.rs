@@ -1,8 +1,7 @@
 //! The projector: killed with SIGKILL mid-batch it converges to the replay on restart,
 //! and for random event sequences the read models equal the fold of the events.
 
-#[path = "ledger_support.rs"]
-mod support;
+use manabi_tests::ledger as support;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -19,10 +18,8 @@ use proptest::prelude::*;
 use support::{Backend, biller, caller, fresh_db, funded_account, read_request, store};
 use uuid::Uuid;
 
-const MANABI: &str = env!("CARGO_BIN_EXE_manabi");
-
 fn manabi(url: &str, args: &[&str]) -> Command {
-    let mut command = Command::new(MANABI);
+    let mut command = Command::new(manabi_tests::manabi_binary());
     command
         .args(args)
         .env("MANABI_DATABASE_URL", url)

@@ -1,8 +1,7 @@
 //! The event store's contract, on SQLite and PostgreSQL: conditional appends, atomic
 //! multi-stream appends, ordered reads, immutability, idempotent credits.
 
-#[path = "ledger_support.rs"]
-mod support;
+use manabi_tests::ledger as support;
 
 use chrono::Utc;
 use manabi_ledger::account::Points;

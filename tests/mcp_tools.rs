@@ -3,7 +3,7 @@
 //! ledger. Initialize, list the six tools, call each and see it billed, the 401 gate,
 //! invalid arguments as JSON-RPC errors, a short balance as a tool error.
 
-mod common;
+use manabi_tests as common;
 
 use std::process::{Command, Stdio};
 
@@ -15,8 +15,6 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde_json::{Value, json};
 
 use common::TestApp;
-
-const MANABI: &str = env!("CARGO_BIN_EXE_manabi");
 
 const TOOLS: [&str; 6] = [
     "search_learnables",
@@ -66,7 +64,7 @@ impl Fixture {
 
     /// `manabi admin …` on this server's ledger; its one JSON object.
     fn admin(&self, args: &[&str]) -> Value {
-        let output = Command::new(MANABI)
+        let output = Command::new(manabi_tests::manabi_binary())
             .arg("admin")
             .args(args)
             .env("MANABI_DATABASE_URL", &self.database_url)

@@ -7,22 +7,19 @@
 //! is resolved, and the answer leaves only once the charge is durable: a refused or failed
 //! charge turns into the error, never into data.
 
-use std::convert::Infallible;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::IpAddr;
 
-use axum::extract::{ConnectInfo, FromRequestParts};
-use axum::http::request::Parts;
-use axum::http::{HeaderMap, header};
 use governor::NotUntil;
 use governor::clock::{Clock, DefaultClock};
 use manabi_ledger::account::Points;
-use manabi_ledger::{AuthError, ChargeRequest, ChargeTicket, Receipt, Refusal};
-use manabi_schemas::events::Transport;
+use manabi_ledger::{AuthError, ChargeRequest, Receipt, Refusal};
 use manabi_schemas::{Billing, ErrorCode};
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::answer::Answer;
 use crate::error::ApiError;
+use crate::extract::Call;
+use crate::operations::{OperationSpec, Price};
 use crate::state::AppState;
 
 /// Who is calling, once authenticated.
@@ -41,161 +38,21 @@ impl Caller {
     }
 }
 
-/// What a call costs, looked up in the live price list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Price {
-    /// Discovery and the credit-pack list.
-    Free,
-    Read,
-    Search,
-}
-
-impl Price {
-    /// The operation name recorded when a caller names only the price.
-    fn generic_operation(self) -> &'static str {
-        match self {
-            Price::Free => "free",
-            Price::Read => "read",
-            Price::Search => "search",
-        }
-    }
-}
-
-/// What an invoice line says about a call: the operation, the entry read, the price.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Operation {
-    pub name: &'static str,
-    pub resource_id: Option<String>,
-    pub price: Price,
-}
-
-impl Operation {
-    pub fn new(name: &'static str, price: Price) -> Operation {
-        Operation {
-            name,
-            resource_id: None,
-            price,
-        }
-    }
-
-    /// The entry the call reads, recorded on its invoice line.
-    pub fn on(mut self, resource_id: impl Into<String>) -> Operation {
-        self.resource_id = Some(resource_id.into());
-        self
-    }
-}
-
-impl From<Price> for Operation {
-    fn from(price: Price) -> Operation {
-        Operation::new(price.generic_operation(), price)
-    }
-}
-
-/// What a request's headers say about its caller: the API key, if any, kept secret so it
-/// never reaches a log, and the request id its charge is recorded under.
-#[derive(Debug, Default)]
-pub struct Credential {
-    key: Option<SecretString>,
-    request_id: Option<String>,
-}
-
-impl Credential {
-    /// `Authorization: Bearer …` first, then `X-API-Key`. Any other Authorization
-    /// scheme is kept as given, so it is refused as an invalid key rather than ignored.
-    pub fn from_headers(headers: &HeaderMap) -> Credential {
-        let authorization = headers.get(header::AUTHORIZATION).map(|value| {
-            let text = value.to_str().unwrap_or_default();
-            text.strip_prefix("Bearer ")
-                .unwrap_or(text)
-                .trim()
-                .to_owned()
-        });
-        let api_key = || {
-            headers
-                .get("x-api-key")
-                .map(|value| value.to_str().unwrap_or_default().trim().to_owned())
-        };
-        let request_id = headers
-            .get("x-request-id")
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned);
-        Credential {
-            key: authorization.or_else(api_key).map(SecretString::from),
-            request_id,
-        }
-    }
-
-    pub fn is_present(&self) -> bool {
-        self.key.is_some()
-    }
-
-    pub fn key(&self) -> Option<&SecretString> {
-        self.key.as_ref()
-    }
-
-    /// The request id as the caller can look it up, if one was set.
-    pub fn request_id_for_display(&self) -> &str {
-        self.request_id.as_deref().unwrap_or("(none)")
-    }
-
-    /// The request id (set by the request-id layer), else a fresh one for the charge.
-    fn request_id(&self) -> String {
-        self.request_id
-            .clone()
-            .unwrap_or_else(|| uuid::Uuid::now_v7().to_string())
-    }
-}
-
-/// The credential and client address of one request.
-#[derive(Debug)]
-pub struct Call {
-    pub credential: Credential,
-    pub client: IpAddr,
-    /// Recorded on the charge event, so invoices tell REST and MCP calls apart.
-    pub transport: Transport,
-    /// Shared with the request-timeout layer: a charge is written only if the biller
-    /// claims it before the request gives up (see `manabi_ledger::ticket`).
-    pub ticket: ChargeTicket,
-}
-
-/// The ticket the timeout layer put on the request, else one nobody abandons.
-pub fn ticket_of(extensions: &axum::http::Extensions) -> ChargeTicket {
-    extensions
-        .get::<ChargeTicket>()
-        .cloned()
-        .unwrap_or_default()
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for Call {
-    type Rejection = Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Infallible> {
-        let client = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
-        Ok(Call {
-            credential: Credential::from_headers(&parts.headers),
-            client,
-            transport: Transport::Rest,
-            ticket: ticket_of(&parts.extensions),
-        })
-    }
-}
-
-/// Steps 2 to 6 of a billed call; step 1 (parsing the parameters) happened before.
-/// `operation` is a full [`Operation`] or just a [`Price`].
+/// Steps 2 to 6 of a call of `operation` on the entry `resource_id` (recorded on its
+/// invoice line). Step 1, parsing the parameters, happened before; the query is checked
+/// against the operation's parameters here again, so no handler can skip it.
 pub async fn serve_call(
     state: &AppState,
     call: Call,
-    operation: impl Into<Operation>,
+    operation: &'static OperationSpec,
+    resource_id: Option<&str>,
     resolve: impl FnOnce(&Caller) -> Result<Answer, ApiError>,
 ) -> Result<Answer, ApiError> {
-    let operation = operation.into();
+    call.query(operation)?;
     let caller = authenticate(state, &call, operation.price).await?;
     limit_burst(state, &caller)?;
     let answer = resolve(&caller)?;
-    debit(state, &caller, &call, operation, answer).await
+    debit(state, &caller, &call, operation, resource_id, answer).await
 }
 
 /// Step 2. A key that is sent must be good, whatever the endpoint. A free call is never
@@ -303,24 +160,29 @@ fn rate_limited(message: String, secs: u64) -> ApiError {
 }
 
 /// Steps 5 and 6. Keyless calls are free and carry no Billing object; a keyed free call
-/// carries one for 0 points; a keyed priced call is answered only with its receipt.
+/// carries one for 0 points; a keyed priced call is answered only with its receipt. A
+/// HEAD request gets no body, so it is never charged.
 async fn debit(
     state: &AppState,
     caller: &Caller,
     call: &Call,
-    operation: Operation,
+    operation: &OperationSpec,
+    resource_id: Option<&str>,
     mut answer: Answer,
 ) -> Result<Answer, ApiError> {
     let Caller::Keyed(keyed) = caller else {
         return Ok(answer);
     };
+    if call.head {
+        return Ok(answer);
+    }
     let Some(points) = points_of(state, operation.price) else {
         answer.billing = Some(billing(0, None));
         return Ok(answer);
     };
     let request = ChargeRequest {
-        operation: operation.name.to_owned(),
-        resource_id: operation.resource_id,
+        operation: operation.id.to_owned(),
+        resource_id: resource_id.map(str::to_owned),
         points,
         price_list_version: state.settings.prices.list_version,
         request_id: call.credential.request_id(),
@@ -410,47 +272,5 @@ fn refusal_error(state: &AppState, call: &Call, refusal: Refusal) -> ApiError {
                 ),
             )
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use axum::http::HeaderValue;
-
-    #[test]
-    fn the_key_and_request_id_come_from_the_headers() {
-        let mut headers = HeaderMap::new();
-        headers.insert("x-api-key", HeaderValue::from_static(" svc_ak_x "));
-        headers.insert("x-request-id", HeaderValue::from_static("r-1"));
-        let credential = Credential::from_headers(&headers);
-        assert_eq!(
-            credential.key().map(|k| k.expose_secret()),
-            Some("svc_ak_x")
-        );
-        assert_eq!(credential.request_id(), "r-1");
-        headers.insert(
-            header::AUTHORIZATION,
-            HeaderValue::from_static("Bearer svc_ak_y"),
-        );
-        let credential = Credential::from_headers(&headers);
-        assert_eq!(
-            credential.key().map(|k| k.expose_secret()),
-            Some("svc_ak_y")
-        );
-        assert!(!format!("{credential:?}").contains("svc_ak_y"));
-    }
-
-    #[test]
-    fn a_price_alone_names_a_generic_operation() {
-        let operation = Operation::from(Price::Search);
-        assert_eq!(operation.name, "search");
-        assert_eq!(
-            Operation::new("getLearnable", Price::Read)
-                .on("k")
-                .resource_id
-                .as_deref(),
-            Some("k")
-        );
     }
 }

@@ -2,13 +2,14 @@
 //! the relation graph, and the embedded search index.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use manabi_dataset::artifact::{Artifact, ArtifactError, LoadedLearnable, RawDoc};
+use manabi_artifact::{Artifact, ArtifactError, LoadedLearnable, RawDoc};
 use manabi_schemas::LearnableSummary;
-use manabi_search_sync::{IndexEntry, IndexError, SearchIndex};
+use manabi_search::{IndexEntry, IndexError, SearchIndex};
+
+use crate::settings::ArtifactSource;
 
 /// One learnable: its summary (parsed, for search and related answers), the summary
 /// and full document as JSON text, and its sample membership.
@@ -76,9 +77,12 @@ pub struct LoadSteps {
 }
 
 impl Catalog {
-    pub fn load(path: &Path) -> Result<Catalog, CatalogError> {
+    pub fn load(source: &ArtifactSource) -> Result<Catalog, CatalogError> {
         let started = Instant::now();
-        let artifact = Artifact::load(path)?;
+        let artifact = match source {
+            ArtifactSource::Embedded(bytes) => Artifact::from_reader(*bytes)?,
+            ArtifactSource::File(path) => Artifact::load(path)?,
+        };
         let parsed = started.elapsed();
         let mut catalog = Catalog::from_artifact(artifact)?;
         catalog.load_time = started.elapsed();
@@ -183,11 +187,7 @@ impl Catalog {
 fn index_of(learnables: &[LoadedLearnable]) -> Result<SearchIndex, IndexError> {
     let entries: Vec<IndexEntry<'_>> = learnables
         .iter()
-        .map(|learnable| IndexEntry {
-            summary: &learnable.summary,
-            surface: &learnable.surface,
-            sample: learnable.sample,
-        })
+        .map(LoadedLearnable::index_entry)
         .collect();
     SearchIndex::build(&entries)
 }

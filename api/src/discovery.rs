@@ -1,22 +1,10 @@
-//! The discovery document and the credit-pack list, built once from the settings.
+//! The discovery document and the credit-pack list, built once from the settings (the
+//! endpoints from the operation table).
 
 use manabi_schemas::params::SearchLimit;
 use manabi_schemas::{CreditPack, CreditPacks, Discovery, FairUse, Mode, Pricing};
 
 use crate::settings::Settings;
-
-/// Every REST read, as discovery lists it.
-pub const ENDPOINTS: [&str; 9] = [
-    "GET /api/v1",
-    "GET /api/v1/learnables?query&type&jlpt_level&limit",
-    "GET /api/v1/learnables/{id}?locale",
-    "GET /api/v1/learnables/{id}/related?limit",
-    "GET /api/v1/lessons/{id}?render&locale",
-    "GET /api/v1/journeys/{id}",
-    "GET /api/v1/worlds",
-    "GET /api/v1/credit-packs",
-    "GET /api/v1/openapi.json",
-];
 
 pub fn discovery(settings: &Settings, mode: Mode) -> Discovery {
     Discovery {
@@ -29,7 +17,7 @@ pub fn discovery(settings: &Settings, mode: Mode) -> Discovery {
         mcp_endpoint: "/mcp".to_owned(),
         openapi: "/api/v1/openapi.json".to_owned(),
         docs_url: format!("{}/docs", settings.base_url),
-        endpoints: ENDPOINTS.iter().map(|e| (*e).to_owned()).collect(),
+        endpoints: crate::operations::discovery_endpoints(),
         auth: "Optional for REST: send an API key (svc_ak_…) as `Authorization: Bearer <key>` \
                or `X-API-Key: <key>` for the full dataset; without a key REST answers the \
                evaluation sample (\"sample\": true). MCP requires a Bearer key."

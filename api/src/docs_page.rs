@@ -163,7 +163,7 @@ pub fn render(openapi: &utoipa::openapi::OpenApi) -> String {
 mod tests {
     #[test]
     fn page_lists_every_path_with_its_bounds() {
-        let page = super::render(&crate::openapi::document());
+        let page = super::render(&crate::routes::api_with_description().1);
         assert!(page.contains("GET /api/v1/learnables/{id}/related"));
         assert!(page.contains("1..20, default 10"));
         assert!(page.contains("one of kanji, vocabulary, grammar, character, radical"));

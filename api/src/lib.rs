@@ -1,17 +1,20 @@
-//! manabi api: the axum server answering the REST reads under `/api/v1` over the dataset
-//! artifact, with discovery, the OpenAPI 3.1 description and its docs page, keyless
-//! sample mode, limits, metrics and the billing seam every read passes through.
+//! manabi api: the axum server answering the REST reads under `/api/v1` and the same
+//! reads as MCP tools at `/mcp`, over the dataset artifact, with discovery, the OpenAPI
+//! 3.1 description and its docs page, keyless sample mode, limits, metrics and the
+//! billing seam every read passes through. `operations` is the table every view of the
+//! API is derived from; `docs/architecture.md` says where each part lives.
 
-pub mod account;
 pub mod answer;
 pub mod billing;
 pub mod catalog;
 pub mod discovery;
 pub mod docs_page;
 pub mod error;
+pub mod extract;
 pub mod mcp;
 pub mod middleware;
 pub mod openapi;
+pub mod operations;
 pub mod params;
 pub mod reads;
 pub mod render;

@@ -14,7 +14,6 @@ use tower_http::request_id::{MakeRequestId, RequestId};
 
 use crate::error::ApiError;
 use crate::settings::RequestLimits;
-use crate::state::AppState;
 
 /// Refuses requests whose URI, query string, headers or body exceed the configured
 /// bounds, before any handler work is done.
@@ -171,43 +170,4 @@ pub async fn method_not_allowed(request: Request) -> axum::response::Response {
         request.method()
     );
     ApiError::with_message(ErrorCode::MethodNotAllowed, message).into_response()
-}
-
-/// `GET /healthz`: the process is up.
-pub async fn healthz() -> axum::response::Response {
-    crate::answer::json_response(bytes::Bytes::from_static(
-        br#"{"ok":true,"data":{"status":"up"}}"#,
-    ))
-}
-
-/// `GET /readyz`: the dataset is loaded and the stores answer; 503 before.
-pub async fn readyz(State(state): State<AppState>) -> axum::response::Response {
-    match state.catalog() {
-        Ok(catalog) => {
-            let body = format!(
-                r#"{{"ok":true,"data":{{"status":"ready","learnables":{},"dataset_version":{},"ready_after_ms":{}}}}}"#,
-                catalog.entries.len(),
-                serde_json::to_string(&catalog.dataset_version).unwrap_or_default(),
-                state.ready_after().map_or(0, |after| after.as_millis()),
-            );
-            crate::answer::json_response(bytes::Bytes::from(body))
-        }
-        Err(error) => match state.load_error() {
-            Some(reason) => ApiError::with_message(
-                ErrorCode::Unavailable,
-                format!("the dataset failed to load: {reason}"),
-            )
-            .into_response(),
-            None => error.into_response(),
-        },
-    }
-}
-
-/// `GET /metrics`: Prometheus text format.
-pub async fn metrics(State(state): State<AppState>) -> axum::response::Response {
-    (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        state.metrics.render(),
-    )
-        .into_response()
 }

@@ -1,6 +1,7 @@
-//! The OpenAPI 3.1 description, generated from the handlers' `#[utoipa::path]`
-//! attributes and the schemas' `ToSchema` derives, plus the error answers every
-//! operation can give and the two ways of sending a key.
+//! The OpenAPI 3.1 description: this module holds what is not a path (the title, the
+//! shared schemas, the tags), the error answers every operation can give and the two ways
+//! of sending a key. The paths come from the handlers' `#[utoipa::path]` attributes as
+//! `routes::api()` registers them; `startup` joins the two with [`finish`].
 
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::response::ResponseBuilder;
@@ -10,8 +11,6 @@ use utoipa::{Modify, OpenApi};
 
 use manabi_schemas::ErrorEnvelope;
 use manabi_schemas::params::{Render, SearchType};
-
-use crate::{account, routes};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -27,21 +26,7 @@ use crate::{account, routes};
             OAuth protected-resource metadata at `/.well-known/oauth-protected-resource`).",
         license(name = "Apache-2.0"),
     ),
-    paths(
-        routes::get_discovery,
-        routes::search_learnables,
-        routes::get_learnable,
-        routes::get_related,
-        routes::get_lesson,
-        routes::get_journey,
-        routes::list_worlds,
-        routes::list_credit_packs,
-        routes::get_openapi,
-        account::get_account,
-        account::list_charges,
-    ),
     components(schemas(ErrorEnvelope, SearchType, Render)),
-    modifiers(&ErrorAnswers, &KeySchemes),
     tags(
         (name = "discovery", description = "What the service offers and costs"),
         (name = "learnables", description = "Kanji, vocabulary, grammar, kana, radicals, history"),
@@ -49,7 +34,20 @@ use crate::{account, routes};
         (name = "billing", description = "Prepaid points"),
     ),
 )]
-pub struct ApiDoc;
+struct ApiDoc;
+
+/// Everything but the paths.
+pub fn base() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
+}
+
+/// The complete description once the router has added its paths: every operation gets
+/// the error answers, and the key schemes are declared.
+pub fn finish(mut openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    ErrorAnswers.modify(&mut openapi);
+    KeySchemes.modify(&mut openapi);
+    openapi
+}
 
 /// The failure answers of every operation, each with the error envelope.
 const ERROR_ANSWERS: [(&str, &str); 13] = [
@@ -159,14 +157,4 @@ impl Modify for KeySchemes {
         let header = ApiKeyValue::with_description("X-API-Key", "API key in the X-API-Key header");
         components.add_security_scheme("api_key", SecurityScheme::ApiKey(ApiKey::Header(header)));
     }
-}
-
-/// The description as a value (for the docs page).
-pub fn document() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
-}
-
-/// The description as JSON text, served at `/api/v1/openapi.json`.
-pub fn openapi_json() -> String {
-    document().to_json().unwrap_or_default()
 }

@@ -1,25 +1,121 @@
-//! The query strings of each read as they arrive (strings, documented with their bounds
-//! for OpenAPI) and the typed parameters they parse into. A handler receives only the
-//! typed form; MCP tools build the same typed form from their arguments.
+//! The typed parameters of each read, parsed from where they arrive: a REST query string
+//! (with the `{id}` of the path) or the JSON arguments of an MCP tool call. One parser
+//! per operation serves both transports, so they accept the same values and refuse the
+//! others with the same message. The `…QueryString` structs only document the query
+//! parameters for OpenAPI.
 
 use manabi_schemas::params::{
     JlptLevel, LearnableId, Locale, ParamError, RelatedLimit, Render, SearchLimit, SearchQuery,
     SearchType,
 };
-use serde::Deserialize;
+use serde_json::Value;
 use utoipa::IntoParams;
 
 use crate::error::ApiError;
+use crate::extract::QueryParams;
 
-/// Parses an optional parameter, naming it in the error.
-fn optional<T>(
+/// One parameter as it arrived: query-string text (typed by the parameter), or a JSON
+/// string, integer or other value (typed by JSON: `"3"` is not an integer there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawParam<'a> {
+    Text(&'a str),
+    JsonString(&'a str),
+    Integer(i64),
+    Other,
+}
+
+/// Where an operation's parameters come from.
+pub trait ParamSource {
+    fn raw(&self, name: &str) -> Option<RawParam<'_>>;
+}
+
+impl ParamSource for QueryParams {
+    fn raw(&self, name: &str) -> Option<RawParam<'_>> {
+        self.get(name).map(RawParam::Text)
+    }
+}
+
+/// MCP tool arguments. A JSON null is an absent argument.
+impl ParamSource for serde_json::Map<String, Value> {
+    fn raw(&self, name: &str) -> Option<RawParam<'_>> {
+        match self.get(name)? {
+            Value::Null => None,
+            Value::String(text) => Some(RawParam::JsonString(text)),
+            Value::Number(number) => {
+                Some(number.as_i64().map_or(RawParam::Other, RawParam::Integer))
+            }
+            _ => Some(RawParam::Other),
+        }
+    }
+}
+
+/// A REST request's query parameters with the `{id}` of its path.
+pub struct WithId<'a> {
+    pub id: &'a str,
+    pub query: &'a QueryParams,
+}
+
+impl ParamSource for WithId<'_> {
+    fn raw(&self, name: &str) -> Option<RawParam<'_>> {
+        if name == "id" {
+            return Some(RawParam::Text(self.id));
+        }
+        self.query.raw(name)
+    }
+}
+
+/// A typed parameter built from its raw form.
+pub trait FromParam: Sized {
+    fn from_param(raw: RawParam<'_>) -> Result<Self, ParamError>;
+}
+
+/// Text parameters: a string, parsed by the type.
+macro_rules! from_text {
+    ($($kind:ty),*) => {$(
+        impl FromParam for $kind {
+            fn from_param(raw: RawParam<'_>) -> Result<Self, ParamError> {
+                match raw {
+                    RawParam::Text(text) | RawParam::JsonString(text) => <$kind>::parse(text),
+                    RawParam::Integer(_) | RawParam::Other => Err(ParamError::not_a_string()),
+                }
+            }
+        }
+    )*};
+}
+
+from_text!(SearchQuery, SearchType, LearnableId, Locale, Render);
+
+/// Integer parameters: a JSON integer, or text in canonical decimal form.
+macro_rules! from_integer {
+    ($($kind:ty),*) => {$(
+        impl FromParam for $kind {
+            fn from_param(raw: RawParam<'_>) -> Result<Self, ParamError> {
+                match raw {
+                    RawParam::Text(text) => <$kind>::parse(text),
+                    RawParam::Integer(value) => <$kind>::from_integer(value),
+                    RawParam::JsonString(_) | RawParam::Other => Err(<$kind>::out_of_range()),
+                }
+            }
+        }
+    )*};
+}
+
+from_integer!(SearchLimit, RelatedLimit, JlptLevel);
+
+/// An optional parameter, named in the error.
+pub fn optional<T: FromParam>(
+    source: &impl ParamSource,
     name: &str,
-    value: Option<&str>,
-    parse: impl Fn(&str) -> Result<T, ParamError>,
 ) -> Result<Option<T>, ApiError> {
-    value
-        .map(|text| parse(text).map_err(|error| ApiError::invalid_parameter(name, error)))
+    source
+        .raw(name)
+        .map(|raw| T::from_param(raw).map_err(|error| ApiError::invalid_parameter(name, error)))
         .transpose()
+}
+
+/// A required parameter, named in the error.
+pub fn required<T: FromParam>(source: &impl ParamSource, name: &str) -> Result<T, ApiError> {
+    optional(source, name)?.ok_or_else(|| ApiError::missing_parameter(name))
 }
 
 /// A path id, named in the error.
@@ -27,8 +123,92 @@ pub fn parse_id(text: &str) -> Result<LearnableId, ApiError> {
     LearnableId::parse(text).map_err(|error| ApiError::invalid_parameter("id", error))
 }
 
-/// Query string of `GET /api/v1/learnables`.
-#[derive(Debug, Default, Deserialize, IntoParams)]
+/// `searchLearnables`.
+#[derive(Debug, Clone)]
+pub struct SearchParams {
+    pub query: SearchQuery,
+    pub kind: Option<SearchType>,
+    pub jlpt_level: Option<JlptLevel>,
+    pub limit: SearchLimit,
+}
+
+impl SearchParams {
+    pub fn parse(source: &impl ParamSource) -> Result<SearchParams, ApiError> {
+        Ok(SearchParams {
+            query: required(source, "query")?,
+            kind: optional(source, "type")?,
+            jlpt_level: optional(source, "jlpt_level")?,
+            limit: optional(source, "limit")?.unwrap_or(SearchLimit::DEFAULT),
+        })
+    }
+}
+
+/// `getLearnable`.
+#[derive(Debug, Clone)]
+pub struct LearnableParams {
+    pub id: LearnableId,
+    pub locale: Locale,
+}
+
+impl LearnableParams {
+    pub fn parse(source: &impl ParamSource) -> Result<LearnableParams, ApiError> {
+        Ok(LearnableParams {
+            id: required(source, "id")?,
+            locale: optional(source, "locale")?.unwrap_or(Locale::ENGLISH),
+        })
+    }
+}
+
+/// `getRelatedLearnables`.
+#[derive(Debug, Clone)]
+pub struct RelatedParams {
+    pub id: LearnableId,
+    pub limit: RelatedLimit,
+}
+
+impl RelatedParams {
+    pub fn parse(source: &impl ParamSource) -> Result<RelatedParams, ApiError> {
+        Ok(RelatedParams {
+            id: required(source, "id")?,
+            limit: optional(source, "limit")?.unwrap_or(RelatedLimit::DEFAULT),
+        })
+    }
+}
+
+/// `getLesson`.
+#[derive(Debug, Clone)]
+pub struct LessonParams {
+    pub id: LearnableId,
+    pub render: Render,
+    pub locale: Locale,
+}
+
+impl LessonParams {
+    pub fn parse(source: &impl ParamSource) -> Result<LessonParams, ApiError> {
+        Ok(LessonParams {
+            id: required(source, "id")?,
+            render: optional(source, "render")?.unwrap_or_default(),
+            locale: optional(source, "locale")?.unwrap_or(Locale::ENGLISH),
+        })
+    }
+}
+
+/// `getJourney`.
+#[derive(Debug, Clone)]
+pub struct JourneyParams {
+    pub id: LearnableId,
+}
+
+impl JourneyParams {
+    pub fn parse(source: &impl ParamSource) -> Result<JourneyParams, ApiError> {
+        Ok(JourneyParams {
+            id: required(source, "id")?,
+        })
+    }
+}
+
+/// Query string of `GET /api/v1/learnables` (documentation).
+#[derive(Debug, Default, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct SearchQueryString {
     /// Japanese (kanji, kana, romaji) or English text to look for.
@@ -40,8 +220,7 @@ pub struct SearchQueryString {
     )]
     pub query: Option<String>,
     /// Only entries of this type.
-    #[serde(rename = "type")]
-    #[param(value_type = Option<SearchType>)]
+    #[param(rename = "type", value_type = Option<SearchType>)]
     pub kind: Option<String>,
     /// Only entries of this JLPT level (5 = N5 beginner .. 1 = N1 advanced).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 5)]
@@ -51,33 +230,8 @@ pub struct SearchQueryString {
     pub limit: Option<String>,
 }
 
-#[derive(Debug, Clone)]
-pub struct SearchParams {
-    pub query: SearchQuery,
-    pub kind: Option<SearchType>,
-    pub jlpt_level: Option<JlptLevel>,
-    pub limit: SearchLimit,
-}
-
-impl SearchParams {
-    pub fn parse(raw: &SearchQueryString) -> Result<SearchParams, ApiError> {
-        let query = raw
-            .query
-            .as_deref()
-            .ok_or_else(|| ApiError::missing_parameter("query"))?;
-        Ok(SearchParams {
-            query: SearchQuery::parse(query)
-                .map_err(|error| ApiError::invalid_parameter("query", error))?,
-            kind: optional("type", raw.kind.as_deref(), SearchType::parse)?,
-            jlpt_level: optional("jlpt_level", raw.jlpt_level.as_deref(), JlptLevel::parse)?,
-            limit: optional("limit", raw.limit.as_deref(), SearchLimit::parse)?
-                .unwrap_or(SearchLimit::DEFAULT),
-        })
-    }
-}
-
-/// Query string of `GET /api/v1/learnables/{id}`.
-#[derive(Debug, Default, Deserialize, IntoParams)]
+/// Query string of `GET /api/v1/learnables/{id}` (documentation).
+#[derive(Debug, Default, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct LocaleQueryString {
     /// Two-letter content locale; `en` (the default) is canonical.
@@ -85,24 +239,8 @@ pub struct LocaleQueryString {
     pub locale: Option<String>,
 }
 
-#[derive(Debug, Clone)]
-pub struct LearnableParams {
-    pub id: LearnableId,
-    pub locale: Locale,
-}
-
-impl LearnableParams {
-    pub fn parse(id: &str, raw: &LocaleQueryString) -> Result<LearnableParams, ApiError> {
-        Ok(LearnableParams {
-            id: parse_id(id)?,
-            locale: optional("locale", raw.locale.as_deref(), Locale::parse)?
-                .unwrap_or(Locale::ENGLISH),
-        })
-    }
-}
-
-/// Query string of `GET /api/v1/learnables/{id}/related`.
-#[derive(Debug, Default, Deserialize, IntoParams)]
+/// Query string of `GET /api/v1/learnables/{id}/related` (documentation).
+#[derive(Debug, Default, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct RelatedQueryString {
     /// How many related entries, at most 20.
@@ -110,24 +248,8 @@ pub struct RelatedQueryString {
     pub limit: Option<String>,
 }
 
-#[derive(Debug, Clone)]
-pub struct RelatedParams {
-    pub id: LearnableId,
-    pub limit: RelatedLimit,
-}
-
-impl RelatedParams {
-    pub fn parse(id: &str, raw: &RelatedQueryString) -> Result<RelatedParams, ApiError> {
-        Ok(RelatedParams {
-            id: parse_id(id)?,
-            limit: optional("limit", raw.limit.as_deref(), RelatedLimit::parse)?
-                .unwrap_or(RelatedLimit::DEFAULT),
-        })
-    }
-}
-
-/// Query string of `GET /api/v1/lessons/{id}`.
-#[derive(Debug, Default, Deserialize, IntoParams)]
+/// Query string of `GET /api/v1/lessons/{id}` (documentation).
+#[derive(Debug, Default, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct LessonQueryString {
     /// How `[[learnable-id|text]]` link markup is returned (default `raw`).
@@ -138,20 +260,62 @@ pub struct LessonQueryString {
     pub locale: Option<String>,
 }
 
-#[derive(Debug, Clone)]
-pub struct LessonParams {
-    pub id: LearnableId,
-    pub render: Render,
-    pub locale: Locale,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
 
-impl LessonParams {
-    pub fn parse(id: &str, raw: &LessonQueryString) -> Result<LessonParams, ApiError> {
-        Ok(LessonParams {
-            id: parse_id(id)?,
-            render: optional("render", raw.render.as_deref(), Render::parse)?.unwrap_or_default(),
-            locale: optional("locale", raw.locale.as_deref(), Locale::parse)?
-                .unwrap_or(Locale::ENGLISH),
+    fn query(text: &str) -> QueryParams {
+        QueryParams::decode(text).expect("decodes")
+    }
+
+    fn arguments(value: Value) -> serde_json::Map<String, Value> {
+        value.as_object().cloned().expect("an object")
+    }
+
+    #[test]
+    fn both_transports_parse_into_the_same_parameters() {
+        let rest = SearchParams::parse(&query("query=taberu&jlpt_level=5&limit=20")).unwrap();
+        let mcp = SearchParams::parse(&arguments(
+            json!({"query": "taberu", "jlpt_level": 5, "limit": 20}),
+        ))
+        .unwrap();
+        for params in [rest, mcp] {
+            assert_eq!(params.query.as_str(), "taberu");
+            assert_eq!(params.jlpt_level.map(JlptLevel::get), Some(5));
+            assert_eq!(params.limit.get(), 20);
+        }
+    }
+
+    #[test]
+    fn both_transports_refuse_with_the_same_message() {
+        let expected = "parameter `limit` must be an integer from 1 to 20";
+        for error in [
+            SearchParams::parse(&query("query=a&limit=21")).unwrap_err(),
+            SearchParams::parse(&arguments(json!({"query": "a", "limit": 21}))).unwrap_err(),
+            SearchParams::parse(&query("query=a&limit=+5")).unwrap_err(),
+            SearchParams::parse(&query("query=a&limit=05")).unwrap_err(),
+            SearchParams::parse(&arguments(json!({"query": "a", "limit": 2.5}))).unwrap_err(),
+            SearchParams::parse(&arguments(json!({"query": "a", "limit": "5"}))).unwrap_err(),
+        ] {
+            assert_eq!(error.body.message, expected);
+        }
+        let missing = SearchParams::parse(&query("type=kanji")).unwrap_err();
+        assert_eq!(missing.body.message, "parameter `query` is required");
+        let mistyped = LearnableParams::parse(&arguments(json!({"id": 7}))).unwrap_err();
+        assert_eq!(mistyped.body.message, "parameter `id` must be a string");
+    }
+
+    #[test]
+    fn the_path_id_joins_the_query() {
+        let query = query("render=plain");
+        let params = LessonParams::parse(&WithId {
+            id: "lesson-1",
+            query: &query,
         })
+        .unwrap();
+        assert_eq!(params.id.as_str(), "lesson-1");
+        assert_eq!(params.render, Render::Plain);
+        assert_eq!(params.locale, Locale::ENGLISH);
     }
 }

@@ -5,13 +5,13 @@
 use bytes::{BufMut, Bytes, BytesMut};
 use manabi_schemas::params::Locale;
 use manabi_schemas::{ErrorCode, Mode};
-use manabi_search_sync::SearchRequest;
+use manabi_search::SearchRequest;
 
 use crate::answer::Answer;
 use crate::billing::Caller;
 use crate::catalog::Catalog;
 use crate::error::ApiError;
-use crate::params::{LearnableParams, LessonParams, RelatedParams, SearchParams};
+use crate::params::{JourneyParams, LearnableParams, LessonParams, RelatedParams, SearchParams};
 use crate::render::render_lesson;
 use crate::state::AppState;
 
@@ -197,11 +197,11 @@ pub fn lesson(
 /// `GET /api/v1/journeys/{id}`.
 pub fn journey(
     state: &AppState,
-    id: &manabi_schemas::params::LearnableId,
+    params: &JourneyParams,
     caller: &Caller,
 ) -> Result<Answer, ApiError> {
     let catalog = state.catalog()?;
-    let id = id.as_str();
+    let id = params.id.as_str();
     let journey = catalog
         .journey(id)
         .ok_or_else(|| ApiError::not_found("journey", id))?;

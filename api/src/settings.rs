@@ -1,8 +1,12 @@
-//! Everything the server is configured with, as one value built by the binary (from
-//! `MANABI_*` variables and flags) or by a test.
+//! Every `MANABI_*` option of every command, in one place: the clap structs at the end
+//! of this file declare each option once, with its flag, its variable, its default and
+//! the help text `--help` prints; [`Settings`] is the value the server is built from
+//! (by the binary from those options, or by a test).
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
+use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
 /// Prices in yen points (1 point = 1 JPY).
@@ -79,11 +83,11 @@ impl Default for KeyRate {
 }
 
 /// Where the billing ledger lives and whether this process keeps its read models.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct LedgerSettings {
     /// `sqlite://…` (embedded default) or `postgres://…`. Holds a password in production,
-    /// so it is never logged.
-    pub database_url: String,
+    /// so it is a secret: never logged.
+    pub database_url: SecretString,
     /// Run the projector as a task of the server (the embedded default); production runs
     /// `manabi projector` on its own instead.
     pub run_projector: bool,
@@ -92,7 +96,8 @@ pub struct LedgerSettings {
 impl std::fmt::Debug for LedgerSettings {
     // The URL may carry a password: only its scheme is shown.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let scheme = self.database_url.split(':').next().unwrap_or_default();
+        let url = self.database_url.expose_secret();
+        let scheme = url.split(':').next().unwrap_or_default();
         f.debug_struct("LedgerSettings")
             .field("database_url", &format_args!("{scheme}://[redacted]"))
             .field("run_projector", &self.run_projector)
@@ -104,7 +109,7 @@ impl LedgerSettings {
     /// The embedded default: a SQLite file in the data directory, projected in-process.
     pub fn embedded(data_dir: &Path) -> LedgerSettings {
         LedgerSettings {
-            database_url: format!("sqlite://{}", data_dir.join("ledger.sqlite").display()),
+            database_url: embedded_database_url(data_dir),
             run_projector: true,
         }
     }
@@ -113,7 +118,7 @@ impl LedgerSettings {
     /// server is the one writer anyway; on PostgreSQL `manabi projector` runs alone.
     pub fn for_url(database_url: &str) -> LedgerSettings {
         LedgerSettings {
-            database_url: database_url.to_owned(),
+            database_url: SecretString::from(database_url.to_owned()),
             run_projector: database_url.starts_with("sqlite:"),
         }
     }
@@ -267,12 +272,44 @@ impl ConfigFile {
     }
 }
 
+/// The SQLite ledger file of a data directory.
+fn embedded_database_url(data_dir: &Path) -> SecretString {
+    SecretString::from(format!(
+        "sqlite://{}",
+        data_dir.join("ledger.sqlite").display()
+    ))
+}
+
+/// Where the dataset artifact comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArtifactSource {
+    /// The artifact built into the binary (the default of `manabi serve`).
+    Embedded(&'static [u8]),
+    /// A file (`MANABI_ARTIFACT`).
+    File(PathBuf),
+}
+
+impl std::fmt::Display for ArtifactSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArtifactSource::Embedded(bytes) => {
+                write!(
+                    f,
+                    "the artifact built into the binary ({} bytes)",
+                    bytes.len()
+                )
+            }
+            ArtifactSource::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
 /// The whole configuration of `manabi serve`.
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub data_dir: PathBuf,
     /// The dataset artifact to serve.
-    pub artifact: PathBuf,
+    pub artifact: ArtifactSource,
     /// Public address of the service, printed in discovery (no trailing `/`).
     pub base_url: String,
     /// Direct alternative address of the same REST API.
@@ -293,7 +330,7 @@ pub struct Settings {
 
 impl Settings {
     /// Settings for a server at `base_url` serving `artifact`, everything else default.
-    pub fn new(base_url: &str, artifact: PathBuf, data_dir: PathBuf) -> Settings {
+    pub fn new(base_url: &str, artifact: ArtifactSource, data_dir: PathBuf) -> Settings {
         let base_url = base_url.trim_end_matches('/').to_owned();
         let mcp = McpSettings::for_base_url(&base_url);
         let ledger = LedgerSettings::embedded(&data_dir);
@@ -314,4 +351,278 @@ impl Settings {
             ledger,
         }
     }
+}
+
+/// Every option of `manabi serve`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeOptions {
+    /// Address and port to listen on (port 0 picks a free port; the chosen address is
+    /// printed on standard output).
+    #[arg(long, env = "MANABI_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+    #[command(flatten)]
+    pub ledger: LedgerOptions,
+    /// Project the ledger read models inside the server (`true`/`false`). Default: true on
+    /// SQLite, false on PostgreSQL, where `manabi projector` runs as its own process.
+    #[arg(long, env = "MANABI_RUN_PROJECTOR")]
+    pub run_projector: Option<bool>,
+    /// The dataset artifact to serve (default: the one built into the binary).
+    #[arg(long, env = "MANABI_ARTIFACT")]
+    pub artifact: Option<PathBuf>,
+    /// Public base address printed in discovery (default: http://<bind>).
+    #[arg(long, env = "MANABI_BASE_URL")]
+    pub base_url: Option<String>,
+    /// Direct alternative address of the same REST API (default: the base address).
+    #[arg(long, env = "MANABI_DIRECT_URL")]
+    pub direct_url: Option<String>,
+    /// Where customers sign in, buy points and create keys (default: <base>/developers).
+    #[arg(long, env = "MANABI_SIGNUP_URL")]
+    pub signup_url: Option<String>,
+    /// Where customers buy points; carried by 402 answers (default: <base>/developers/credits).
+    #[arg(long, env = "MANABI_TOP_UP_URL")]
+    pub top_up_url: Option<String>,
+    /// Optional TOML configuration file; it holds the credit packs (`[[credit_packs]]`
+    /// with id, points, price_jpy, bonus). Without it: starter, standard and pro packs.
+    #[arg(long, env = "MANABI_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Keyless requests per second per client address; 0 turns the limit off.
+    #[arg(long, env = "MANABI_KEYLESS_RATE_PER_SEC", default_value_t = KeylessRate::default().per_sec)]
+    pub keyless_rate_per_sec: u32,
+    /// Keyless requests a client address may make at once before the rate applies.
+    #[arg(long, env = "MANABI_KEYLESS_BURST", default_value_t = KeylessRate::default().burst)]
+    pub keyless_burst: u32,
+    /// Requests per second per API key (token bucket); 0 turns the limit off.
+    #[arg(long, env = "MANABI_KEY_RATE_PER_SEC", default_value_t = KeyRate::default().per_sec)]
+    pub key_rate_per_sec: u32,
+    /// Requests an API key may make at once before the rate applies.
+    #[arg(long, env = "MANABI_KEY_BURST", default_value_t = KeyRate::default().burst)]
+    pub key_burst: u32,
+    /// Price of a content read, in yen points.
+    #[arg(long, env = "MANABI_PRICE_READ_JPY", default_value_t = Prices::default().read_jpy)]
+    pub price_read_jpy: i64,
+    /// Price of a search, in yen points.
+    #[arg(long, env = "MANABI_PRICE_SEARCH_JPY", default_value_t = Prices::default().search_jpy)]
+    pub price_search_jpy: i64,
+    /// Price of generating a localized version on a cache miss, in yen points.
+    #[arg(long, env = "MANABI_PRICE_LOCALIZED_GENERATION_JPY",
+        default_value_t = Prices::default().localized_generation_jpy)]
+    pub price_localized_generation_jpy: i64,
+    /// Version of the price list above, recorded on every charge; bump it with the prices.
+    #[arg(long, env = "MANABI_PRICE_LIST_VERSION", default_value_t = Prices::default().list_version)]
+    pub price_list_version: u32,
+    /// Daily fair-use call cap per key.
+    #[arg(long, env = "MANABI_DAILY_CALLS_PER_KEY_MAX",
+        default_value_t = FairUseCaps::default().daily_calls_per_key_max)]
+    pub daily_calls_per_key_max: u32,
+    /// Daily fair-use call cap per account.
+    #[arg(long, env = "MANABI_DAILY_CALLS_PER_ACCOUNT_MAX",
+        default_value_t = FairUseCaps::default().daily_calls_per_account_max)]
+    pub daily_calls_per_account_max: u32,
+    /// Longest accepted request URI (path and query), in bytes (414 beyond).
+    #[arg(long, env = "MANABI_URI_BYTES_MAX", default_value_t = RequestLimits::default().uri_bytes_max)]
+    pub uri_bytes_max: usize,
+    /// Longest accepted query string, in bytes (414 beyond).
+    #[arg(long, env = "MANABI_QUERY_BYTES_MAX", default_value_t = RequestLimits::default().query_bytes_max)]
+    pub query_bytes_max: usize,
+    /// Largest accepted request headers, in bytes (431 beyond).
+    #[arg(long, env = "MANABI_HEADER_BYTES_MAX", default_value_t = RequestLimits::default().header_bytes_max)]
+    pub header_bytes_max: usize,
+    /// Largest accepted request body, in bytes (413 beyond).
+    #[arg(long, env = "MANABI_BODY_BYTES_MAX", default_value_t = RequestLimits::default().body_bytes_max)]
+    pub body_bytes_max: usize,
+    /// Longest time a request may take, in milliseconds (504 beyond).
+    #[arg(long, env = "MANABI_REQUEST_TIMEOUT_MS",
+        default_value_t = RequestLimits::default().request_timeout_ms)]
+    pub request_timeout_ms: u64,
+    /// `Host` values accepted on /mcp, comma-separated (`name` or `name:port`); default:
+    /// localhost, 127.0.0.1, ::1 and the host of the base address.
+    #[arg(long, env = "MANABI_MCP_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub mcp_allowed_hosts: Vec<String>,
+    /// Browser `Origin` values accepted on /mcp, comma-separated
+    /// (`scheme://host:port`, `:*` for any port); default: the base address. Requests
+    /// without an Origin header (non-browser agents) always pass.
+    #[arg(long, env = "MANABI_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub mcp_allowed_origins: Vec<String>,
+    /// OAuth authorization server named by /.well-known/oauth-protected-resource
+    /// (default: the base address).
+    #[arg(long, env = "MANABI_OAUTH_AUTHORIZATION_SERVER")]
+    pub oauth_authorization_server: Option<String>,
+    #[command(flatten)]
+    pub log: LogOptions,
+}
+
+impl ServeOptions {
+    /// The server's settings once it is bound to `bound`; `built_in` is the artifact
+    /// served when `MANABI_ARTIFACT` names none.
+    pub fn settings(
+        &self,
+        bound: SocketAddr,
+        built_in: ArtifactSource,
+    ) -> Result<Settings, ConfigError> {
+        let base_url = self
+            .base_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{bound}"));
+        let artifact = self.artifact.clone().map_or(built_in, ArtifactSource::File);
+        let data_dir = self.ledger.data_dir.clone();
+        let mut settings = Settings::new(&base_url, artifact, data_dir);
+        if let Some(url) = &self.direct_url {
+            settings.direct_url = url.trim_end_matches('/').to_owned();
+        }
+        if let Some(url) = &self.signup_url {
+            settings.signup_url = url.clone();
+        }
+        if let Some(url) = &self.top_up_url {
+            settings.top_up_url = url.clone();
+        }
+        settings.prices = Prices {
+            read_jpy: self.price_read_jpy,
+            search_jpy: self.price_search_jpy,
+            localized_generation_jpy: self.price_localized_generation_jpy,
+            list_version: self.price_list_version,
+        };
+        settings.fair_use = FairUseCaps {
+            daily_calls_per_key_max: self.daily_calls_per_key_max,
+            daily_calls_per_account_max: self.daily_calls_per_account_max,
+        };
+        settings.keyless_rate = KeylessRate {
+            per_sec: self.keyless_rate_per_sec,
+            burst: self.keyless_burst,
+        };
+        settings.key_rate = KeyRate {
+            per_sec: self.key_rate_per_sec,
+            burst: self.key_burst,
+        };
+        settings.ledger = self.ledger_settings();
+        settings.limits = RequestLimits {
+            uri_bytes_max: self.uri_bytes_max,
+            query_bytes_max: self.query_bytes_max,
+            header_bytes_max: self.header_bytes_max,
+            body_bytes_max: self.body_bytes_max,
+            request_timeout_ms: self.request_timeout_ms,
+        };
+        self.apply_mcp(&mut settings.mcp);
+        settings.credit_packs = match &self.config {
+            Some(path) => {
+                let file = ConfigFile::load(path)?;
+                if file.credit_packs.is_empty() {
+                    PackConfig::defaults()
+                } else {
+                    file.credit_packs
+                }
+            }
+            None => PackConfig::defaults(),
+        };
+        Ok(settings)
+    }
+}
+
+impl ServeOptions {
+    /// Configured MCP hosts, origins and authorization server replace the defaults.
+    fn apply_mcp(&self, mcp: &mut McpSettings) {
+        let listed = |values: &[String]| -> Vec<String> {
+            values
+                .iter()
+                .map(|value| value.trim().to_owned())
+                .filter(|value| !value.is_empty())
+                .collect()
+        };
+        let hosts = listed(&self.mcp_allowed_hosts);
+        if !hosts.is_empty() {
+            mcp.allowed_hosts = hosts;
+        }
+        let origins = listed(&self.mcp_allowed_origins);
+        if !origins.is_empty() {
+            mcp.allowed_origins = origins;
+        }
+        if let Some(server) = &self.oauth_authorization_server {
+            mcp.authorization_servers = vec![server.trim_end_matches('/').to_owned()];
+        }
+    }
+}
+
+impl ServeOptions {
+    fn ledger_settings(&self) -> LedgerSettings {
+        let mut ledger = LedgerSettings::for_url(self.ledger.database_url().expose_secret());
+        if let Some(run) = self.run_projector {
+            ledger.run_projector = run;
+        }
+        ledger
+    }
+}
+
+/// Where the ledger is: every command that opens it (`serve`, `projector`, `admin`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct LedgerOptions {
+    /// Directory for the server's own files (the SQLite ledger and its read models).
+    #[arg(long, env = "MANABI_DATA_DIR", default_value = "./var")]
+    pub data_dir: PathBuf,
+    /// The ledger database: `postgres://…` in production (default: the SQLite file
+    /// `<data dir>/ledger.sqlite`). Migrations run at start. May hold a password: a
+    /// secret, never printed.
+    #[arg(long, env = "MANABI_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<SecretString>,
+}
+
+impl LedgerOptions {
+    /// The configured database, else the embedded SQLite file.
+    pub fn database_url(&self) -> SecretString {
+        match &self.database_url {
+            Some(url) if !url.expose_secret().trim().is_empty() => {
+                SecretString::from(url.expose_secret().trim().to_owned())
+            }
+            _ => embedded_database_url(&self.data_dir),
+        }
+    }
+}
+
+/// Logging of every long-running command.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LogOptions {
+    /// Log filter (tracing syntax, e.g. `info` or `manabi_api=debug`).
+    #[arg(long = "log", env = "MANABI_LOG", default_value = "info")]
+    pub filter: String,
+}
+
+/// Every option of `manabi projector`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ProjectorOptions {
+    #[command(flatten)]
+    pub ledger: LedgerOptions,
+    /// Events projected per transaction.
+    #[arg(long, env = "MANABI_PROJECTOR_BATCH_EVENTS",
+        default_value_t = manabi_projector::BATCH_EVENTS_DEFAULT)]
+    pub batch_events: u32,
+    /// Project what is there, then exit (instead of following the ledger).
+    #[arg(long)]
+    pub once: bool,
+    #[command(flatten)]
+    pub log: LogOptions,
+}
+
+/// `manabi serve`'s options from `MANABI_*` pairs instead of the environment: each
+/// variable becomes its flag (`MANABI_REQUEST_TIMEOUT_MS` → `--request-timeout-ms`).
+/// Tests build in-process servers this way, with the binary's parsing and defaults.
+pub fn serve_options_from_pairs(pairs: &[(&str, &str)]) -> Result<ServeOptions, clap::Error> {
+    #[derive(clap::Parser)]
+    struct Serve {
+        #[command(flatten)]
+        options: ServeOptions,
+    }
+    let mut args = vec!["serve".to_owned()];
+    // A later pair overrides an earlier one of the same name, as in an environment.
+    let last = |at: usize, name: &str| !pairs[at + 1..].iter().any(|(later, _)| *later == name);
+    for (_, (name, value)) in pairs
+        .iter()
+        .enumerate()
+        .filter(|(at, (name, _))| last(*at, name))
+    {
+        let flag = name
+            .strip_prefix("MANABI_")
+            .unwrap_or(name)
+            .to_ascii_lowercase()
+            .replace('_', "-");
+        args.push(format!("--{flag}={value}"));
+    }
+    <Serve as clap::Parser>::try_parse_from(args).map(|serve| serve.options)
 }

@@ -1,6 +1,7 @@
 //! Builds the application from [`Settings`] and a bound listener, so the binary and the
 //! tests start exactly the same server: opens the billing ledger (running its
-//! migrations), starts the biller and, on the embedded default, the projector.
+//! migrations), starts the biller and, on the embedded default, the projector; builds the
+//! OpenAPI description from the routes, and the docs page and MCP tool list from it.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
@@ -10,26 +11,25 @@ use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, header};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use manabi_ledger::{Biller, BillerConfig, EventStore, Store, StoreError, StreamName, SystemClock};
+use axum::response::Response;
+use bytes::Bytes;
+use manabi_ledger::{Biller, BillerConfig, Store, StoreError, SystemClock};
 use manabi_projector::{Projector, ProjectorError};
-use manabi_schemas::ErrorCode;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use secrecy::ExposeSecret;
 use tokio::net::TcpListener;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
+use utoipa::openapi::OpenApi;
 
-use crate::account;
 use crate::catalog::{Catalog, CatalogError};
-use crate::error::ApiError;
 use crate::middleware::{self, MakeUuidV7};
-use crate::routes;
 use crate::settings::{LedgerSettings, Settings};
-use crate::state::{AppState, Ledger};
+use crate::state::{AppState, Documents, Ledger};
+use crate::{docs_page, mcp, routes};
 
 /// How often idle keyless buckets are dropped, so the limiter's memory stays bounded.
 const LIMITER_CLEANUP_INTERVAL: Duration = Duration::from_secs(60);
@@ -69,11 +69,13 @@ impl Application {
         let artifact = settings.artifact.clone();
         let loading = tokio::task::spawn_blocking(move || Catalog::load(&artifact));
         let ledger = open_ledger(&settings.ledger).await?;
-        let state = AppState::new(settings, metrics_handle(), ledger, started);
+        let (api, openapi) = routes::api_with_description();
+        let documents = documents(&openapi);
+        let state = AppState::new(settings, metrics_handle(), ledger, documents, started);
         install_dataset(state.clone(), loading);
         spawn_housekeeping(state.clone());
         Ok(Application {
-            router: router(state.clone()),
+            router: router(state.clone(), api),
             listener,
             state,
         })
@@ -89,44 +91,52 @@ impl Application {
 
     /// Serves until Ctrl-C or SIGTERM, then lets in-flight requests finish.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.run_until(shutdown_signal()).await
+    }
+
+    /// Serves until `stop` completes (tests stop their in-process servers this way).
+    pub async fn run_until(
+        self,
+        stop: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
         let service = self
             .router
             .into_make_service_with_connect_info::<SocketAddr>();
         axum::serve(self.listener, service)
-            .with_graceful_shutdown(shutdown_signal())
+            .with_graceful_shutdown(stop)
             .await
     }
 }
 
+/// The documents derived from the finished OpenAPI description.
+fn documents(openapi: &OpenApi) -> Documents {
+    let value = serde_json::to_value(openapi).unwrap_or_default();
+    Documents {
+        openapi_json: Bytes::from(openapi.to_json().unwrap_or_default()),
+        docs_html: Bytes::from(docs_page::render(openapi)),
+        mcp_tools: Arc::new(mcp::tools(&value)),
+    }
+}
+
 /// Every route and every layer. Layers listed first wrap the ones after them.
-pub fn router(state: AppState) -> Router {
+fn router(state: AppState, api: Router<AppState>) -> Router {
     let limits = state.settings.limits;
     let policies = RateLimitPolicies::new(&state.settings);
     let timeout = Duration::from_millis(limits.request_timeout_ms);
-    let api = Router::new()
-        .route("/api/v1", get(routes::get_discovery))
-        .route("/api/v1/learnables", get(routes::search_learnables))
-        .route("/api/v1/learnables/{id}", get(routes::get_learnable))
-        .route("/api/v1/learnables/{id}/related", get(routes::get_related))
-        .route("/api/v1/lessons/{id}", get(routes::get_lesson))
-        .route("/api/v1/journeys/{id}", get(routes::get_journey))
-        .route("/api/v1/worlds", get(routes::list_worlds))
-        .route("/api/v1/credit-packs", get(routes::list_credit_packs))
-        .route("/api/v1/account", get(account::get_account))
-        .route("/api/v1/account/charges", get(account::list_charges))
-        .route("/api/v1/openapi.json", get(routes::get_openapi))
-        .route("/docs", get(routes::get_docs))
-        .route("/healthz", get(middleware::healthz))
-        .route("/readyz", get(readyz))
-        .route("/metrics", get(middleware::metrics))
-        .merge(crate::mcp::routes(&state))
+    let api = api
+        .merge(routes::ops::routes())
+        .merge(mcp::routes(&state))
         .fallback(middleware::not_found)
         .method_not_allowed_fallback(middleware::method_not_allowed)
         .with_state(state);
     api.layer(
         ServiceBuilder::new()
             .layer(SetRequestIdLayer::x_request_id(MakeUuidV7))
-            .layer(TraceLayer::new_for_http().make_span_with(request_span))
+            .layer(
+                TraceLayer::new_for_http()
+                    .make_span_with(request_span)
+                    .on_failure(log_failure),
+            )
             .layer(PropagateRequestIdLayer::x_request_id())
             .layer(CompressionLayer::new())
             .layer(axum::middleware::from_fn(middleware::record_metrics))
@@ -149,7 +159,7 @@ pub fn router(state: AppState) -> Router {
 /// Opens the store (its migrations run there), the read models (theirs run here, so the
 /// account endpoints work even before a separate projector first starts) and the biller.
 async fn open_ledger(settings: &LedgerSettings) -> Result<Ledger, StartupError> {
-    let store = Store::connect(&settings.database_url).await?;
+    let store = Store::connect(settings.database_url.expose_secret()).await?;
     let projector = Projector::new(store.clone()).await?;
     if settings.run_projector {
         tracing::info!("projecting the ledger read models in this process");
@@ -161,18 +171,6 @@ async fn open_ledger(settings: &LedgerSettings) -> Result<Ledger, StartupError> 
         BillerConfig::for_store(&store),
     );
     Ok(Ledger { store, biller })
-}
-
-/// `GET /readyz`: the ledger answers a read, then the dataset checks of the read API.
-async fn readyz(State(state): State<AppState>) -> axum::response::Response {
-    let probe = StreamName::new("readyz-probe");
-    if let Err(error) = state.ledger.store.read_stream(&probe, 0, 1).await {
-        tracing::warn!(%error, "readiness: the ledger does not answer");
-        return ApiError::with_message(ErrorCode::Unavailable, "the ledger does not answer")
-            .retry_after(1)
-            .into_response();
-    }
-    middleware::readyz(State(state)).await
 }
 
 /// The `RateLimit-Policy` of each token bucket, in the IETF structured form (quota per
@@ -224,6 +222,28 @@ async fn add_rate_limit_policy(
 
 const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+
+/// A 500 is an error of the server. A 503 (not ready yet, which a load balancer polling
+/// `/readyz` sees at every start; or a dependency unavailable, which the billing seam
+/// logs itself) is an expected state, answered in the envelope and counted in the
+/// metrics: a debug line. A 504 is a warning.
+fn log_failure(
+    class: tower_http::classify::ServerErrorsFailureClass,
+    latency: Duration,
+    _span: &tracing::Span,
+) {
+    use tower_http::classify::ServerErrorsFailureClass;
+    let latency_ms = latency.as_millis() as u64;
+    match class {
+        ServerErrorsFailureClass::StatusCode(status) if status.as_u16() == 503 => {
+            tracing::debug!(%status, latency_ms, "not available");
+        }
+        ServerErrorsFailureClass::StatusCode(status) if status.as_u16() != 500 => {
+            tracing::warn!(%status, latency_ms, "answered with a server-side refusal");
+        }
+        class => tracing::error!(%class, latency_ms, "response failed"),
+    }
+}
 
 /// The span of one request carries its id, so every log line of it can be found.
 fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Span {
@@ -278,7 +298,7 @@ fn install_dataset(
                 state.set_catalog(catalog);
             }
             Ok(Err(error)) => {
-                tracing::error!(%error, artifact = %state.settings.artifact.display(), "dataset load failed");
+                tracing::error!(%error, artifact = %state.settings.artifact, "dataset load failed");
                 state.set_load_error(error.to_string());
             }
             Err(error) => {

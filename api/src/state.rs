@@ -1,6 +1,6 @@
 //! What every request shares: the settings, the dataset once it is loaded, the billing
 //! ledger, the keyless and per-key rate limiters and the pre-built documents (discovery,
-//! OpenAPI, docs page).
+//! and the OpenAPI description, docs page and MCP tool list that `startup` builds).
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -33,6 +33,15 @@ pub struct Ledger {
     pub biller: Biller,
 }
 
+/// The documents derived from the router's OpenAPI description, built once at start.
+#[derive(Debug, Clone)]
+pub struct Documents {
+    pub openapi_json: Bytes,
+    pub docs_html: Bytes,
+    /// `tools/list` of the MCP endpoint.
+    pub mcp_tools: Arc<Vec<rmcp::model::Tool>>,
+}
+
 /// Cheap to clone: every handler gets the same shared value.
 #[derive(Clone)]
 pub struct AppState(Arc<Shared>);
@@ -48,8 +57,7 @@ pub struct Shared {
     discovery_sample: Bytes,
     discovery_full: Bytes,
     pub credit_packs_json: Bytes,
-    pub openapi_json: Bytes,
-    pub docs_html: Bytes,
+    pub documents: Documents,
     started: Instant,
     ready_after: OnceLock<Duration>,
 }
@@ -69,6 +77,7 @@ impl AppState {
         settings: Settings,
         metrics: PrometheusHandle,
         ledger: Ledger,
+        documents: Documents,
         started: Instant,
     ) -> AppState {
         let discovery = |mode| Bytes::from(crate::discovery::discovery_json(&settings, mode));
@@ -76,8 +85,7 @@ impl AppState {
             discovery_sample: discovery(Mode::Sample),
             discovery_full: discovery(Mode::Full),
             credit_packs_json: Bytes::from(crate::discovery::credit_packs_json(&settings)),
-            openapi_json: Bytes::from(crate::openapi::openapi_json()),
-            docs_html: Bytes::from(crate::docs_page::render(&crate::openapi::document())),
+            documents,
             keyless_limiter: keyless_limiter(settings.keyless_rate),
             key_limiter: key_limiter(settings.key_rate),
             ledger,

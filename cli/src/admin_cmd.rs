@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use chrono::{DateTime, Utc};
+use manabi_api::settings::LedgerOptions;
 use manabi_ledger::account::Points;
 use manabi_ledger::operator::{Email, Operator};
 use manabi_ledger::repository::load_account;
@@ -134,17 +135,25 @@ enum FormatArg {
     Csv,
 }
 
-pub fn run(command: AdminCommand) -> anyhow::Result<ExitCode> {
+/// `manabi admin`: the ledger it works on, and the command.
+#[derive(Debug, clap::Args)]
+pub struct AdminArgs {
+    #[command(flatten)]
+    ledger: LedgerOptions,
+    #[command(subcommand)]
+    command: AdminCommand,
+}
+
+pub fn run(args: AdminArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(execute(command))
+    runtime.block_on(execute(&args.ledger, args.command))
 }
 
-async fn connect() -> anyhow::Result<Store> {
-    let url = manabi_ledger::database_url_from_env();
-    Store::connect(&url)
+async fn connect(ledger: &LedgerOptions) -> anyhow::Result<Store> {
+    Store::connect(ledger.database_url().expose_secret())
         .await
         .context("opening the ledger database (MANABI_DATABASE_URL)")
 }
@@ -154,8 +163,8 @@ fn print(value: &Value) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-async fn execute(command: AdminCommand) -> anyhow::Result<ExitCode> {
-    let store = connect().await?;
+async fn execute(ledger: &LedgerOptions, command: AdminCommand) -> anyhow::Result<ExitCode> {
+    let store = connect(ledger).await?;
     let operator = Operator::new(&store);
     match command {
         AdminCommand::Account(AccountCommand::Create { email }) => {

@@ -3,6 +3,7 @@
 
 mod admin_cmd;
 mod dataset_cmd;
+mod logging;
 mod projector_cmd;
 mod serve_cmd;
 
@@ -22,15 +23,14 @@ enum Command {
     /// Run the HTTP server (REST under /api/v1, MCP at /mcp).
     Serve(serve_cmd::ServeArgs),
     /// Run the ledger projector alone (production deployments).
-    Projector(projector_cmd::ProjectorArgs),
-    /// Load the dataset artifact into the search engine.
-    SearchSync(serve_cmd::SearchSyncArgs),
+    Projector(manabi_api::settings::ProjectorOptions),
+    /// Build the embedded search index from the artifact once, to check it and time it.
+    SearchIndex(serve_cmd::SearchIndexArgs),
     /// Fetch sources, build, report on and verify the dataset artifact.
     #[command(subcommand)]
     Dataset(dataset_cmd::DatasetCommand),
     /// Operators' commands: accounts, keys, top-ups, caps, ledger checks, statements.
-    #[command(subcommand)]
-    Admin(admin_cmd::AdminCommand),
+    Admin(admin_cmd::AdminArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -38,7 +38,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Serve(args) => serve_cmd::serve(args),
         Command::Projector(args) => projector_cmd::run(args),
-        Command::SearchSync(args) => serve_cmd::search_sync(args),
+        Command::SearchIndex(args) => serve_cmd::search_index(args),
         Command::Dataset(command) => dataset_cmd::run(command),
         Command::Admin(command) => admin_cmd::run(command),
     };

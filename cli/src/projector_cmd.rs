@@ -5,27 +5,13 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
+use manabi_api::settings::ProjectorOptions;
 use manabi_ledger::Store;
-use manabi_projector::{BATCH_EVENTS_DEFAULT, Projector};
+use manabi_projector::Projector;
+use secrecy::ExposeSecret;
 
-#[derive(Debug, clap::Args)]
-pub struct ProjectorArgs {
-    /// Events projected per transaction.
-    #[arg(long, env = "MANABI_PROJECTOR_BATCH_EVENTS", default_value_t = BATCH_EVENTS_DEFAULT)]
-    batch_events: u32,
-    /// Project what is there, then exit (instead of following the ledger).
-    #[arg(long)]
-    once: bool,
-}
-
-pub fn run(args: ProjectorArgs) -> anyhow::Result<ExitCode> {
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("MANABI_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .try_init();
+pub fn run(args: ProjectorOptions) -> anyhow::Result<ExitCode> {
+    crate::logging::init(&args.log.filter);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -34,9 +20,8 @@ pub fn run(args: ProjectorArgs) -> anyhow::Result<ExitCode> {
     runtime.block_on(project(args))
 }
 
-async fn project(args: ProjectorArgs) -> anyhow::Result<ExitCode> {
-    let url = manabi_ledger::database_url_from_env();
-    let store = Store::connect(&url)
+async fn project(args: ProjectorOptions) -> anyhow::Result<ExitCode> {
+    let store = Store::connect(args.ledger.database_url().expose_secret())
         .await
         .context("opening the ledger database (MANABI_DATABASE_URL)")?;
     let projector = Projector::new(store)

@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use manabi_schemas::{Learnable, LearnableType, Relation};
-use manabi_search_sync::Surface;
+use manabi_search::Surface;
 use serde_json::value::RawValue;
 
-use crate::artifact::{ARTIFACT_FORMAT, ArtifactWriter, Manifest, Record, SourceRecord};
 use crate::context::{BuildContext, BuildInputs, BuiltLearnable, Part};
 use crate::lessons::Content;
 use crate::pins::Sources;
+use manabi_artifact::{ARTIFACT_FORMAT, ArtifactWriter, Manifest, Record, SourceRecord};
 
 /// File names inside the output directory.
 pub const ARTIFACT_FILE: &str = "manabi-dataset.jsonl.zst";

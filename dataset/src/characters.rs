@@ -9,7 +9,7 @@ use manabi_schemas::kanji::CharacterDetail;
 use manabi_schemas::{
     Domain, Learnable, LearnableBody, LearnableType, Relation, Script, WritingForm,
 };
-use manabi_search_sync::kana;
+use manabi_search::kana;
 
 use crate::context::{BuildContext, BuiltLearnable, Part};
 use crate::{editors, ids, kanjivg};

@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::artifact::Artifact;
 use crate::build::{self, ARTIFACT_BYTES_MAX, ARTIFACT_FILE, BuildOptions, Builder};
 use crate::fetch::{self, FetchOutcome};
 use crate::pins::Sources;
 use crate::{stats, verify};
+use manabi_artifact::Artifact;
 
 fn default_sources() -> PathBuf {
     PathBuf::from("var/sources")

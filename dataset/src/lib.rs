@@ -2,7 +2,6 @@
 //! with their citations and relationships, and writes the compressed artifact the server
 //! loads; `stats` and `verify` report on and check an artifact.
 
-pub mod artifact;
 pub mod build;
 pub mod characters;
 pub mod cli;
@@ -22,5 +21,5 @@ pub mod verify;
 pub mod vocabulary;
 pub mod xml;
 
-pub use artifact::{Artifact, ArtifactWriter, LoadedLearnable, Manifest, RawDoc, Record};
 pub use context::{BuildContext, BuildInputs, BuiltLearnable, Part};
+pub use manabi_artifact::{Artifact, ArtifactWriter, LoadedLearnable, Manifest, RawDoc, Record};

@@ -7,7 +7,7 @@ use manabi_schemas::{Domain, LearnableType};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::artifact::{Artifact, LoadedLearnable};
+use manabi_artifact::{Artifact, LoadedLearnable};
 
 /// The report `stats --json` prints.
 #[derive(Debug, Clone, Serialize)]

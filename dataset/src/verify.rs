@@ -7,8 +7,8 @@ use manabi_schemas::Learnable;
 use manabi_schemas::lesson::{Journey, Lesson, World};
 use serde::de::DeserializeOwned;
 
-use crate::artifact::{Artifact, RawDoc};
 use crate::ids::IdKind;
+use manabi_artifact::{Artifact, RawDoc};
 
 /// Problems listed per check are capped so a systematic fault does not flood the output.
 const PROBLEMS_PER_CHECK_MAX: usize = 50;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use manabi_dataset::artifact::Artifact;
+use manabi_artifact::Artifact;
 use manabi_dataset::build::ARTIFACT_BYTES_MAX;
 use manabi_dataset::{stats, verify};
 

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use manabi_dataset::artifact::Artifact;
+use manabi_artifact::Artifact;
 use manabi_dataset::build::{self, ARTIFACT_FILE, BuildOptions, Builder};
 use manabi_dataset::{stats, verify};
 use manabi_schemas::{Learnable, LearnableBody};

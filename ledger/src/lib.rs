@@ -17,15 +17,3 @@ pub use biller::{AuthError, Biller, BillerConfig, Caller, Receipt};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use store::{EventStore, Position, Store, StoreError, StreamName};
 pub use ticket::ChargeTicket;
-
-/// The ledger database: `MANABI_DATABASE_URL`, else the SQLite file
-/// `<MANABI_DATA_DIR or ./var>/ledger.sqlite`.
-pub fn database_url_from_env() -> String {
-    if let Ok(url) = std::env::var("MANABI_DATABASE_URL")
-        && !url.trim().is_empty()
-    {
-        return url;
-    }
-    let dir = std::env::var("MANABI_DATA_DIR").unwrap_or_else(|_| "./var".to_owned());
-    format!("sqlite://{}/ledger.sqlite", dir.trim_end_matches('/'))
-}

@@ -21,17 +21,38 @@ impl ParamError {
             message: message.into(),
         }
     }
+
+    /// A text parameter given another JSON type.
+    pub fn not_a_string() -> Self {
+        Self::new("must be a string")
+    }
 }
 
 /// Parses a whole number and checks it lies in `min..=max`.
+/// A whole number in canonical decimal form (no sign, no leading zero, no spaces) within
+/// `min..=max`; anything else, `+5` and `05` included, is refused.
 fn bounded(text: &str, min: u8, max: u8) -> Result<u8, ParamError> {
-    let out_of_range = || ParamError::new(format!("must be an integer from {min} to {max}"));
-    let value: u8 = text.trim().parse().map_err(|_| out_of_range())?;
-    if (min..=max).contains(&value) {
-        Ok(value)
+    let canonical = !text.is_empty()
+        && text.len() <= 3
+        && text.bytes().all(|byte| byte.is_ascii_digit())
+        && (text == "0" || !text.starts_with('0'));
+    let value: i64 = if canonical {
+        text.parse().map_err(|_| out_of_range(min, max))?
     } else {
-        Err(out_of_range())
-    }
+        return Err(out_of_range(min, max));
+    };
+    bounded_integer(value, min, max)
+}
+
+fn bounded_integer(value: i64, min: u8, max: u8) -> Result<u8, ParamError> {
+    u8::try_from(value)
+        .ok()
+        .filter(|value| (min..=max).contains(value))
+        .ok_or_else(|| out_of_range(min, max))
+}
+
+fn out_of_range(min: u8, max: u8) -> ParamError {
+    ParamError::new(format!("must be an integer from {min} to {max}"))
 }
 
 /// How many search results a caller asks for: 1 to 20, default 10. A larger value is
@@ -46,6 +67,16 @@ impl SearchLimit {
 
     pub fn parse(text: &str) -> Result<Self, ParamError> {
         bounded(text, Self::MIN, Self::MAX).map(Self)
+    }
+
+    /// From a JSON integer (MCP arguments).
+    pub fn from_integer(value: i64) -> Result<Self, ParamError> {
+        bounded_integer(value, Self::MIN, Self::MAX).map(Self)
+    }
+
+    /// The refusal of a value that is not an integer in range.
+    pub fn out_of_range() -> ParamError {
+        out_of_range(Self::MIN, Self::MAX)
     }
 
     pub fn get(self) -> usize {
@@ -66,6 +97,16 @@ impl RelatedLimit {
         bounded(text, Self::MIN, Self::MAX).map(Self)
     }
 
+    /// From a JSON integer (MCP arguments).
+    pub fn from_integer(value: i64) -> Result<Self, ParamError> {
+        bounded_integer(value, Self::MIN, Self::MAX).map(Self)
+    }
+
+    /// The refusal of a value that is not an integer in range.
+    pub fn out_of_range() -> ParamError {
+        out_of_range(Self::MIN, Self::MAX)
+    }
+
     pub fn get(self) -> usize {
         usize::from(self.0)
     }
@@ -81,6 +122,16 @@ impl JlptLevel {
 
     pub fn parse(text: &str) -> Result<Self, ParamError> {
         bounded(text, Self::MIN, Self::MAX).map(Self)
+    }
+
+    /// From a JSON integer (MCP arguments).
+    pub fn from_integer(value: i64) -> Result<Self, ParamError> {
+        bounded_integer(value, Self::MIN, Self::MAX).map(Self)
+    }
+
+    /// The refusal of a value that is not an integer in range.
+    pub fn out_of_range() -> ParamError {
+        out_of_range(Self::MIN, Self::MAX)
     }
 
     pub fn get(self) -> u8 {
@@ -274,6 +325,16 @@ mod tests {
         assert!(RelatedLimit::parse("1").is_ok());
         assert!(JlptLevel::parse("6").is_err());
         assert_eq!(JlptLevel::parse("5").unwrap().get(), 5);
+    }
+
+    #[test]
+    fn integers_must_be_canonical() {
+        for bad in ["+5", "05", " 5", "5 ", "5.0", "1e1", "0x5", ""] {
+            assert!(SearchLimit::parse(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(SearchLimit::from_integer(7).unwrap().get(), 7);
+        assert!(SearchLimit::from_integer(300).is_err());
+        assert!(SearchLimit::from_integer(-1).is_err());
     }
 
     #[test]

@@ -37,7 +37,7 @@ artifact=data/manabi-dataset.jsonl.zst
 ids='{"query": "taberu", "lesson": "lesson-eating", "journey": "journey-first-meal"}'
 if [ ! -f "$artifact" ]; then
     artifact="$work/fixture.jsonl.zst"
-    MANABI_FIXTURE_OUT="$artifact" cargo test --quiet -p manabi --test http_reads \
+    MANABI_FIXTURE_OUT="$artifact" cargo test --quiet -p manabi-tests --test http_reads \
         write_fixture_artifact -- --ignored >/dev/null
 fi
 

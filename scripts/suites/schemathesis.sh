@@ -29,7 +29,7 @@ trap cleanup EXIT
 artifact=data/manabi-dataset.jsonl.zst
 if [ ! -f "$artifact" ]; then
     artifact="$work/fixture.jsonl.zst"
-    MANABI_FIXTURE_OUT="$PWD/$artifact" cargo test --quiet -p manabi --test http_reads \
+    MANABI_FIXTURE_OUT="$PWD/$artifact" cargo test --quiet -p manabi-tests --test http_reads \
         write_fixture_artifact -- --ignored >/dev/null
 fi
 

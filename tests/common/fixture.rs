@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use manabi_dataset::artifact::{ARTIFACT_FORMAT, ArtifactWriter, Manifest, Record};
+use manabi_artifact::{ARTIFACT_FORMAT, ArtifactWriter, Manifest, Record};
 use manabi_schemas::{Domain, LearnableSummary, LearnableType, Relation, Script, WritingForm};
-use manabi_search_sync::Surface;
-use manabi_search_sync::kana;
+use manabi_search::Surface;
+use manabi_search::kana;
 use serde_json::value::RawValue;
 
 /// One fixture learnable.

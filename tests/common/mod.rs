@@ -1,28 +1,41 @@
-//! Starts the real `manabi` binary on a free loopback port against a fresh data
-//! directory and a fixture artifact, and talks HTTP to it (Zero To Production's
-//! `spawn_app`). Every test gets its own server, so tests run in parallel.
-
-#![allow(dead_code)]
+//! The support every black-box test shares. Servers: [`spawn_app`] builds the real
+//! application in this process on a free loopback port with a fresh data directory (Zero
+//! To Production's `spawn_app`); [`spawn_binary_with`] starts the real `manabi` binary,
+//! for the smoke tests of the binary itself. Databases: [`ledger`] gives each test a
+//! fresh SQLite file or PostgreSQL schema. The fixture artifact: [`fixture`].
 
 pub mod fixture;
+pub mod ledger;
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use manabi_api::Application;
+use manabi_api::settings::{ArtifactSource, serve_options_from_pairs};
+use tokio::sync::oneshot;
 
 /// A running server; stopped and cleaned up when dropped.
 pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
-    child: Child,
+    server: Server,
     dir: PathBuf,
+}
+
+enum Server {
+    /// Stops when the sender is dropped.
+    InProcess(#[allow(dead_code)] oneshot::Sender<()>),
+    Binary(Child),
 }
 
 impl Drop for TestApp {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Server::Binary(child) = &mut self.server {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -31,21 +44,51 @@ impl Drop for TestApp {
 /// few seconds in a debug build on a busy machine).
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The `manabi` binary of this build (`cargo build --bin manabi` puts it beside the test
+/// executables' `deps` directory; `scripts/test` builds it first).
+pub fn manabi_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test executable sits in <target>/<profile>/deps");
+    let binary = profile_dir.join("manabi");
+    assert!(
+        binary.is_file(),
+        "{} is missing: run `cargo build --bin manabi` first",
+        binary.display()
+    );
+    binary
+}
+
+/// A fresh directory for one test.
+fn test_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("manabi-http-{}", uuid::Uuid::now_v7()));
+    std::fs::create_dir_all(&dir).expect("create test dir");
+    dir
+}
+
 /// A server on the fixture artifact, keyless limit off, ready to answer.
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(&[("MANABI_KEYLESS_RATE_PER_SEC", "0")]).await
 }
 
-/// A server with extra `MANABI_*` variables, ready to answer.
+/// A server with extra `MANABI_*` settings, ready to answer.
 pub async fn spawn_app_with(env: &[(&str, &str)]) -> TestApp {
-    let app = start(env, Artifact::Fixture);
+    let dir = test_dir();
+    let artifact = dir.join("artifact.jsonl.zst");
+    fixture::write_artifact(&artifact);
+    let app = start_in_process(dir, &artifact, env).await;
     app.wait_ready().await;
     app
 }
 
 /// A server whose artifact is the given bytes (not waited on: it may never be ready).
-pub fn spawn_app_with_artifact_bytes(bytes: &[u8]) -> TestApp {
-    start(&[], Artifact::Bytes(bytes))
+pub async fn spawn_app_with_artifact_bytes(bytes: &[u8]) -> TestApp {
+    let dir = test_dir();
+    let artifact = dir.join("artifact.jsonl.zst");
+    std::fs::write(&artifact, bytes).expect("write artifact");
+    start_in_process(dir, &artifact, &[]).await
 }
 
 /// The committed dataset artifact, if the dataset pipeline has produced one.
@@ -59,30 +102,52 @@ pub fn committed_artifact() -> Option<PathBuf> {
 
 /// A server on the committed artifact, keyless limit off, ready to answer.
 pub async fn spawn_app_on_committed_artifact(path: PathBuf) -> TestApp {
-    let app = start(
-        &[("MANABI_KEYLESS_RATE_PER_SEC", "0")],
-        Artifact::Path(path),
-    );
+    let app = start_in_process(test_dir(), &path, &[("MANABI_KEYLESS_RATE_PER_SEC", "0")]).await;
     app.wait_ready().await;
     app
 }
 
-enum Artifact<'a> {
-    Fixture,
-    Bytes(&'a [u8]),
-    Path(PathBuf),
+/// The application of `manabi serve`, built from the same options the binary parses,
+/// serving on a task of the test's runtime until the [`TestApp`] is dropped.
+async fn start_in_process(dir: PathBuf, artifact: &Path, env: &[(&str, &str)]) -> TestApp {
+    let data_dir = dir.join("var");
+    let (data_dir, artifact) = (data_dir.to_string_lossy(), artifact.to_string_lossy());
+    let mut pairs = vec![
+        ("MANABI_BIND", "127.0.0.1:0"),
+        ("MANABI_DATA_DIR", data_dir.as_ref()),
+        ("MANABI_ARTIFACT", artifact.as_ref()),
+    ];
+    pairs.extend_from_slice(env);
+    let options = serve_options_from_pairs(&pairs).expect("valid MANABI_* settings");
+    let listener = tokio::net::TcpListener::bind(options.bind)
+        .await
+        .expect("bind a loopback port");
+    let bound = listener.local_addr().expect("bound address");
+    let settings = options
+        .settings(bound, ArtifactSource::File(PathBuf::new()))
+        .expect("settings");
+    let application = Application::build(settings, listener)
+        .await
+        .expect("the application starts");
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(application.run_until(async move {
+        let _ = stopped.await;
+    }));
+    TestApp {
+        address: format!("http://{bound}"),
+        client: client(),
+        server: Server::InProcess(stop),
+        dir,
+    }
 }
 
-fn start(env: &[(&str, &str)], source: Artifact<'_>) -> TestApp {
-    let dir = std::env::temp_dir().join(format!("manabi-http-{}", uuid::Uuid::now_v7()));
-    std::fs::create_dir_all(&dir).expect("create test dir");
-    let mut artifact = dir.join("artifact.jsonl.zst");
-    match source {
-        Artifact::Bytes(bytes) => std::fs::write(&artifact, bytes).expect("write artifact"),
-        Artifact::Fixture => fixture::write_artifact(&artifact),
-        Artifact::Path(path) => artifact = path,
-    }
-    let mut command = Command::new(env!("CARGO_BIN_EXE_manabi"));
+/// The real `manabi serve` on the fixture artifact with extra `MANABI_*` variables,
+/// ready to answer.
+pub async fn spawn_binary_with(env: &[(&str, &str)]) -> TestApp {
+    let dir = test_dir();
+    let artifact = dir.join("artifact.jsonl.zst");
+    fixture::write_artifact(&artifact);
+    let mut command = Command::new(manabi_binary());
     command
         .arg("serve")
         .env("MANABI_BIND", "127.0.0.1:0")
@@ -90,12 +155,19 @@ fn start(env: &[(&str, &str)], source: Artifact<'_>) -> TestApp {
         .env("MANABI_ARTIFACT", &artifact)
         .env("MANABI_LOG", "warn")
         .env_remove("MANABI_BASE_URL")
-        .env_remove("MANABI_CONFIG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
+        .env_remove("MANABI_CONFIG");
     for (name, value) in env {
         command.env(name, value);
     }
+    let app = start_binary(command, dir);
+    app.wait_ready().await;
+    app
+}
+
+/// Starts `command` (a `manabi serve`) and reads the address it prints; its standard
+/// error goes where `command` says (the test's own by default).
+pub fn start_binary(mut command: Command, dir: PathBuf) -> TestApp {
+    command.stdout(Stdio::piped());
     let mut child = command.spawn().expect("start manabi serve");
     let stdout = child.stdout.take().expect("piped stdout");
     let mut line = String::new();
@@ -107,20 +179,65 @@ fn start(env: &[(&str, &str)], source: Artifact<'_>) -> TestApp {
         .strip_prefix("manabi listening on ")
         .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
         .to_owned();
-    let client = reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .expect("http client");
     TestApp {
         address,
-        client,
-        child,
+        client: client(),
+        server: Server::Binary(child),
         dir,
     }
 }
 
+/// `manabi admin …` on the ledger at `database_url`; its stdout is one JSON object.
+pub fn admin(database_url: &str, args: &[&str]) -> serde_json::Value {
+    let output = Command::new(manabi_binary())
+        .arg("admin")
+        .args(args)
+        .env("MANABI_DATABASE_URL", database_url)
+        .env("MANABI_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run manabi admin");
+    assert!(
+        output.status.success(),
+        "admin {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("admin prints JSON")
+}
+
+/// A new account on the ledger at `database_url` holding `points`, and one key of it:
+/// `(account id, key id, API key)`.
+pub fn funded_key(database_url: &str, points: i64) -> (String, String, String) {
+    let text = |value: &serde_json::Value| value.as_str().expect("a string").to_owned();
+    let email = format!("buyer-{}@example.com", uuid::Uuid::now_v7());
+    let account =
+        text(&admin(database_url, &["account", "create", "--email", &email])["account_id"]);
+    if points > 0 {
+        let (points, key) = (points.to_string(), format!("seed-{account}"));
+        let args = [
+            "topup",
+            "--account",
+            &account,
+            "--points",
+            &points,
+            "--idempotency-key",
+            &key,
+        ];
+        admin(database_url, &args);
+    }
+    let key = admin(database_url, &["key", "create", "--account", &account]);
+    (account, text(&key["key_id"]), text(&key["api_key"]))
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("http client")
+}
+
 impl TestApp {
-    async fn wait_ready(&self) {
+    pub async fn wait_ready(&self) {
         let started = Instant::now();
         while started.elapsed() < READY_TIMEOUT {
             if let Ok(response) = self

@@ -1,20 +1,17 @@
-//! Tool arguments into the typed parameters of the REST reads. The JSON arguments are
-//! first decoded into the very query-string structs REST fills, then parsed by the same
-//! `…Params::parse`, so both transports accept the same values and refuse the others
-//! with the same message.
+//! Tool arguments into the typed parameters of the REST reads: the JSON arguments are
+//! parsed by the same `…Params::parse` as a REST query string (numbers stay numbers), so
+//! both transports accept the same values and refuse the others with the same message.
+//! Which tool serves which operation, and which arguments it takes, is the operation
+//! table's.
 
-use manabi_schemas::params::LearnableId;
 use rmcp::model::{ErrorData, JsonObject};
-use serde::Deserialize;
-use serde::de::DeserializeOwned;
 
 use crate::answer::Answer;
-use crate::billing::{Caller, Operation, Price};
+use crate::billing::Caller;
 use crate::error::ApiError;
-use crate::params::{
-    LearnableParams, LessonParams, LessonQueryString, LocaleQueryString, RelatedParams,
-    RelatedQueryString, SearchParams, SearchQueryString, parse_id,
-};
+use crate::extract::check_known;
+use crate::operations::{self, OperationSpec};
+use crate::params::{JourneyParams, LearnableParams, LessonParams, RelatedParams, SearchParams};
 use crate::reads;
 use crate::state::AppState;
 
@@ -25,59 +22,45 @@ pub enum ToolCall {
     Learnable(LearnableParams),
     Related(RelatedParams),
     Lesson(LessonParams),
-    Journey(LearnableId),
+    Journey(JourneyParams),
     Worlds,
 }
 
 impl ToolCall {
     /// Unknown tools and invalid arguments are JSON-RPC `-32602` errors: the call never
-    /// reaches the billing seam, so nothing is charged.
+    /// reaches the billing seam, so nothing is charged. Arguments are strict: a misspelt
+    /// name is refused rather than ignored, so an agent learns of its mistake instead of
+    /// paying for an unfiltered answer.
     pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<ToolCall, ErrorData> {
         let arguments = arguments.unwrap_or_default();
-        let call = match name {
-            "search_learnables" => ToolCall::Search(
-                SearchParams::parse(&decode::<SearchArguments>(arguments)?.into())
-                    .map_err(invalid)?,
-            ),
-            "get_learnable" => {
-                let args = decode::<LearnableArguments>(arguments)?;
-                let raw = LocaleQueryString {
-                    locale: args.locale,
-                };
-                ToolCall::Learnable(
-                    LearnableParams::parse(&required_id(args.id)?, &raw).map_err(invalid)?,
-                )
+        let Some(operation) = operations::by_tool(name) else {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool `{name}`; tools/list names the six tools"),
+                None,
+            ));
+        };
+        let known: Vec<&str> = operation.arguments().collect();
+        check_known(arguments.keys().map(String::as_str), &known, "field").map_err(invalid)?;
+        let call = match operation.id {
+            id if id == operations::SEARCH_LEARNABLES.id => {
+                ToolCall::Search(SearchParams::parse(&arguments).map_err(invalid)?)
             }
-            "get_related_learnables" => {
-                let args = decode::<RelatedArguments>(arguments)?;
-                let raw = RelatedQueryString {
-                    limit: args.limit.map(|limit| limit.to_string()),
-                };
-                ToolCall::Related(
-                    RelatedParams::parse(&required_id(args.id)?, &raw).map_err(invalid)?,
-                )
+            id if id == operations::GET_LEARNABLE.id => {
+                ToolCall::Learnable(LearnableParams::parse(&arguments).map_err(invalid)?)
             }
-            "get_lesson" => {
-                let args = decode::<LessonArguments>(arguments)?;
-                let raw = LessonQueryString {
-                    render: args.render,
-                    locale: args.locale,
-                };
-                ToolCall::Lesson(
-                    LessonParams::parse(&required_id(args.id)?, &raw).map_err(invalid)?,
-                )
+            id if id == operations::GET_RELATED_LEARNABLES.id => {
+                ToolCall::Related(RelatedParams::parse(&arguments).map_err(invalid)?)
             }
-            "get_journey" => {
-                let args = decode::<IdArguments>(arguments)?;
-                ToolCall::Journey(parse_id(&required_id(args.id)?).map_err(invalid)?)
+            id if id == operations::GET_LESSON.id => {
+                ToolCall::Lesson(LessonParams::parse(&arguments).map_err(invalid)?)
             }
-            "list_worlds" => {
-                decode::<NoArguments>(arguments)?;
-                ToolCall::Worlds
+            id if id == operations::GET_JOURNEY.id => {
+                ToolCall::Journey(JourneyParams::parse(&arguments).map_err(invalid)?)
             }
-            other => {
-                return Err(ErrorData::invalid_params(
-                    format!("unknown tool `{other}`; tools/list names the six tools"),
+            id if id == operations::LIST_WORLDS.id => ToolCall::Worlds,
+            _ => {
+                return Err(ErrorData::internal_error(
+                    format!("tool `{name}` has no parser"),
                     None,
                 ));
             }
@@ -85,22 +68,19 @@ impl ToolCall {
         Ok(call)
     }
 
-    /// What the invoice line records: the REST twin's operation, entry and price, so a
+    /// The REST twin's operation and the entry read, recorded on the invoice line, so a
     /// statement reads the same whichever transport the call came through.
-    pub fn operation(&self) -> Operation {
+    pub fn operation(&self) -> (&'static OperationSpec, Option<&str>) {
         match self {
-            ToolCall::Search(_) => Operation::new("searchLearnables", Price::Search),
-            ToolCall::Learnable(params) => {
-                Operation::new("getLearnable", Price::Read).on(params.id.as_str())
-            }
-            ToolCall::Related(params) => {
-                Operation::new("getRelatedLearnables", Price::Read).on(params.id.as_str())
-            }
-            ToolCall::Lesson(params) => {
-                Operation::new("getLesson", Price::Read).on(params.id.as_str())
-            }
-            ToolCall::Journey(id) => Operation::new("getJourney", Price::Read).on(id.as_str()),
-            ToolCall::Worlds => Operation::new("listWorlds", Price::Read),
+            ToolCall::Search(_) => (&operations::SEARCH_LEARNABLES, None),
+            ToolCall::Learnable(params) => (&operations::GET_LEARNABLE, Some(params.id.as_str())),
+            ToolCall::Related(params) => (
+                &operations::GET_RELATED_LEARNABLES,
+                Some(params.id.as_str()),
+            ),
+            ToolCall::Lesson(params) => (&operations::GET_LESSON, Some(params.id.as_str())),
+            ToolCall::Journey(params) => (&operations::GET_JOURNEY, Some(params.id.as_str())),
+            ToolCall::Worlds => (&operations::LIST_WORLDS, None),
         }
     }
 
@@ -111,91 +91,22 @@ impl ToolCall {
             ToolCall::Learnable(params) => reads::learnable(state, params, caller),
             ToolCall::Related(params) => reads::related(state, params, caller),
             ToolCall::Lesson(params) => reads::lesson(state, params, caller),
-            ToolCall::Journey(id) => reads::journey(state, id, caller),
+            ToolCall::Journey(params) => reads::journey(state, params, caller),
             ToolCall::Worlds => reads::worlds(state, caller),
         }
     }
 }
 
-/// Arguments are strict: a misspelt name is refused rather than silently ignored, so an
-/// agent learns of its mistake instead of paying for an unfiltered answer.
-fn decode<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, ErrorData> {
-    serde_json::from_value(serde_json::Value::Object(arguments)).map_err(|error| {
-        let message = format!("invalid arguments: {error}");
-        ErrorData::invalid_params(message.clone(), Some(error_object(&message)))
-    })
-}
-
-fn required_id(id: Option<String>) -> Result<String, ErrorData> {
-    id.ok_or_else(|| invalid(ApiError::missing_parameter("id")))
-}
-
-/// A refused parameter, with the same message and code REST answers with.
+/// A refused argument, with the same message and code REST answers with.
 fn invalid(error: ApiError) -> ErrorData {
     let data = serde_json::to_value(&error.body).ok();
     ErrorData::invalid_params(error.body.message, data)
 }
 
-fn error_object(message: &str) -> serde_json::Value {
-    serde_json::json!({ "code": "INVALID_PARAMETER", "message": message })
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SearchArguments {
-    query: Option<String>,
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    jlpt_level: Option<i64>,
-    limit: Option<i64>,
-}
-
-impl From<SearchArguments> for SearchQueryString {
-    fn from(args: SearchArguments) -> SearchQueryString {
-        SearchQueryString {
-            query: args.query,
-            kind: args.kind,
-            jlpt_level: args.jlpt_level.map(|level| level.to_string()),
-            limit: args.limit.map(|limit| limit.to_string()),
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LearnableArguments {
-    id: Option<String>,
-    locale: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RelatedArguments {
-    id: Option<String>,
-    limit: Option<i64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LessonArguments {
-    id: Option<String>,
-    render: Option<String>,
-    locale: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct IdArguments {
-    id: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NoArguments {}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::operations::Price;
 
     fn args(value: serde_json::Value) -> Option<JsonObject> {
         value.as_object().cloned()
@@ -222,7 +133,11 @@ mod tests {
             "search_learnables" => args(serde_json::json!({"query": "a"})),
             _ => None,
         };
-        ToolCall::parse(name, arguments).unwrap().operation().price
+        ToolCall::parse(name, arguments)
+            .unwrap()
+            .operation()
+            .0
+            .price
     }
 
     #[test]

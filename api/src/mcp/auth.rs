@@ -12,8 +12,9 @@ use manabi_schemas::ErrorCode;
 use serde::Serialize;
 
 use crate::answer::json_response;
-use crate::billing::{Credential, authenticate_key};
+use crate::billing::authenticate_key;
 use crate::error::ApiError;
+use crate::extract::Credential;
 use crate::state::AppState;
 
 /// Where the protected-resource document is served (RFC 9728 §3).

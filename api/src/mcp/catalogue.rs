@@ -1,9 +1,10 @@
 //! The six tools as an agent sees them in `tools/list`: a description written for
 //! deciding which tool to call, an input schema with exactly the bounds of the REST
 //! parameters (taken from the same typed constants), an output schema taken from the
-//! OpenAPI description of the REST twin, and read-only annotations.
+//! OpenAPI description of the REST twin, and read-only annotations. Which tools exist and
+//! which operation each serves comes from the table in `operations`.
 
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use manabi_schemas::params::{
     JlptLevel, LearnableId, Locale, RelatedLimit, Render, SearchLimit, SearchQuery,
@@ -12,48 +13,34 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use super::outcome::output_schema;
-
-/// Every tool name, in the order `tools/list` gives them.
-pub const TOOL_NAMES: [&str; 6] = [
-    "search_learnables",
-    "get_learnable",
-    "get_related_learnables",
-    "get_lesson",
-    "get_journey",
-    "list_worlds",
-];
+use crate::operations;
 
 /// The REST `query` pattern: not only spaces, no control characters.
 const QUERY_PATTERN: &str =
     r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$";
 
-/// Built once: the schemas depend only on the code.
-static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(build_tools);
-
-pub fn tools() -> Vec<Tool> {
-    TOOLS.clone()
-}
-
-pub fn tool(name: &str) -> Option<Tool> {
-    TOOLS.iter().find(|tool| tool.name == name).cloned()
-}
-
-/// One tool: its REST twin's path (for the output schema) and what the agent is told.
+/// What the agent is told about one tool.
 struct Spec {
     name: &'static str,
     title: &'static str,
     description: &'static str,
-    rest_path: &'static str,
     input: Value,
 }
 
-fn build_tools() -> Vec<Tool> {
-    specs()
-        .into_iter()
-        .map(|spec| {
+/// Every tool of the operation table, in its order, with the output schema cut from
+/// `openapi` (the finished description, as JSON). Built once at start.
+pub fn tools(openapi: &Value) -> Vec<Tool> {
+    let mut specs = specs();
+    operations::tool_names()
+        .filter_map(|name| {
+            let at = specs.iter().position(|spec| spec.name == name)?;
+            Some(specs.swap_remove(at))
+        })
+        .filter_map(|spec| {
+            let rest_path = operations::by_tool(spec.name)?.path;
             let mut tool = Tool::new(spec.name, spec.description, object(spec.input));
             tool.title = Some(spec.title.to_owned());
-            tool.output_schema = Some(Arc::new(output_schema(spec.rest_path)));
+            tool.output_schema = Some(Arc::new(output_schema(openapi, rest_path)));
             tool.annotations = Some(
                 ToolAnnotations::with_title(spec.title)
                     .read_only(true)
@@ -61,7 +48,7 @@ fn build_tools() -> Vec<Tool> {
                     .idempotent(true)
                     .open_world(false),
             );
-            tool
+            Some(tool)
         })
         .collect()
 }
@@ -135,7 +122,6 @@ fn search_spec() -> Spec {
             summaries (id, type, label, reading, meaning, JLPT level); pass an id to \
             get_learnable for the full entry. Filter by `type` and `jlpt_level` (5 = N5 \
             beginner .. 1 = N1 advanced). Costs 5 points.",
-        rest_path: "/api/v1/learnables",
         input: input(
             json!({
                 "query": {
@@ -175,7 +161,6 @@ fn learnable_spec() -> Spec {
             pattern and examples, dates and roles of history entries) and the cited sources \
             of every fact. Use it after search_learnables or get_related_learnables gave you \
             an id. Costs 1 point.",
-        rest_path: "/api/v1/learnables/{id}",
         input: input(
             json!({ "id": id_property("learnable"), "locale": locale_property() }),
             &["id"],
@@ -191,7 +176,6 @@ fn related_spec() -> Spec {
             relationship (component kanji, words using a kanji, related grammar, people \
             and events of an era …) and its basis. Use it to widen a study set or explain \
             connections. Costs 1 point.",
-        rest_path: "/api/v1/learnables/{id}/related",
         input: input(
             json!({ "id": id_property("learnable"), "limit": limit_property(
                     "related entries",
@@ -211,7 +195,6 @@ fn lesson_spec() -> Spec {
             markup (`raw`), replaces it by its text (`plain`) or turns it into Markdown \
             links with a map of labels (`resolved`, best for showing to a person). Lesson \
             ids are the `nodes` of a journey (get_journey). Costs 1 point.",
-        rest_path: "/api/v1/lessons/{id}",
         input: input(
             json!({
                 "id": id_property("lesson"),
@@ -237,7 +220,6 @@ fn journey_spec() -> Spec {
             outcomes), for planning what a learner studies next; pass its lesson ids to \
             get_lesson. Journey ids look like `journey-<world slug>-n5-01`, the slug from a \
             world id of list_worlds. Costs 1 point.",
-        rest_path: "/api/v1/journeys/{id}",
         input: input(json!({ "id": id_property("journey") }), &["id"]),
     }
 }
@@ -251,7 +233,6 @@ fn worlds_spec() -> Spec {
             lessons it holds. The starting point when a learner wants a guided path rather \
             than a single entry; its id (`world-<slug>`) leads to the journeys \
             (get_journey). Takes no arguments. Costs 1 point.",
-        rest_path: "/api/v1/worlds",
         input: input(json!({}), &[]),
     }
 }
@@ -260,11 +241,21 @@ fn worlds_spec() -> Spec {
 mod tests {
     use super::*;
 
+    fn all_tools() -> Vec<Tool> {
+        let (_, openapi) = crate::routes::api_with_description();
+        tools(&serde_json::to_value(openapi).expect("JSON"))
+    }
+
+    fn tool(name: &str) -> Option<Tool> {
+        all_tools().into_iter().find(|tool| tool.name == name)
+    }
+
     #[test]
     fn six_read_only_tools_with_schemas() {
-        let tools = tools();
+        let tools = all_tools();
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-        assert_eq!(names, TOOL_NAMES);
+        assert_eq!(names, operations::tool_names().collect::<Vec<_>>());
+        assert_eq!(names.len(), 6);
         for tool in &tools {
             let annotations = tool.annotations.as_ref().unwrap();
             assert_eq!(annotations.read_only_hint, Some(true));
@@ -290,5 +281,22 @@ mod tests {
             lesson.input_schema["properties"]["render"]["enum"],
             json!(["raw", "plain", "resolved"])
         );
+    }
+
+    #[test]
+    fn each_tool_takes_the_arguments_of_its_operation() {
+        for tool in all_tools() {
+            let operation = operations::by_tool(&tool.name).expect("in the table");
+            let mut properties: Vec<&str> = tool.input_schema["properties"]
+                .as_object()
+                .expect("properties")
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let mut arguments: Vec<&str> = operation.arguments().collect();
+            properties.sort_unstable();
+            arguments.sort_unstable();
+            assert_eq!(properties, arguments, "{}", tool.name);
+        }
     }
 }

@@ -26,7 +26,7 @@ use crate::settings::McpSettings;
 use crate::state::AppState;
 
 pub use auth::PROTECTED_RESOURCE_PATH;
-pub use catalogue::TOOL_NAMES;
+pub use catalogue::tools;
 pub use server::ManabiTools;
 
 /// Where the endpoint is mounted.

@@ -4,8 +4,6 @@
 //! is short and where to top up. The output schemas come from the OpenAPI description
 //! of the REST twin, so the two transports cannot drift apart.
 
-use std::sync::LazyLock;
-
 use manabi_schemas::Billing;
 use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{Map, Value, json};
@@ -15,10 +13,6 @@ use crate::error::ApiError;
 
 const COMPONENTS: &str = "#/components/schemas/";
 const DEFS: &str = "#/$defs/";
-
-/// The OpenAPI description as JSON, read once to cut the output schemas from it.
-static OPENAPI: LazyLock<Value> =
-    LazyLock::new(|| serde_json::to_value(crate::openapi::document()).unwrap_or(Value::Null));
 
 /// The tool result of one billed read.
 pub fn tool_result(outcome: Result<Answer, ApiError>) -> CallToolResult {
@@ -54,10 +48,10 @@ pub fn refusal(error: &ApiError) -> CallToolResult {
 /// The output schema of the tool whose REST twin answers at `rest_path`: the schema of
 /// that operation's `data`, with a `billing` member, and the named schemas it uses
 /// under `$defs`.
-pub fn output_schema(rest_path: &str) -> JsonObject {
-    let data = data_schema(rest_path);
+pub fn output_schema(openapi: &Value, rest_path: &str) -> JsonObject {
+    let data = data_schema(openapi, rest_path);
     let mut defs = Map::new();
-    collect_defs(&data, &mut defs);
+    collect_defs(openapi, &data, &mut defs);
     let mut root = json!({
         "type": "object",
         "allOf": [rewrite_refs(data)],
@@ -73,15 +67,15 @@ pub fn output_schema(rest_path: &str) -> JsonObject {
 }
 
 /// `data` of the 200 answer of `GET rest_path`, following a reference to the envelope.
-fn data_schema(rest_path: &str) -> Value {
-    let envelope = OPENAPI
+fn data_schema(openapi: &Value, rest_path: &str) -> Value {
+    let envelope = openapi
         .pointer(&format!(
             "/paths/{}/get/responses/200/content/application~1json/schema",
             rest_path.replace('~', "~0").replace('/', "~1")
         ))
         .cloned()
         .unwrap_or(Value::Null);
-    let envelope = resolve(&envelope);
+    let envelope = resolve(openapi, &envelope);
     envelope
         .pointer("/properties/data")
         .cloned()
@@ -89,23 +83,23 @@ fn data_schema(rest_path: &str) -> Value {
 }
 
 /// The component a `$ref` names, or the schema itself.
-fn resolve(schema: &Value) -> Value {
+fn resolve(openapi: &Value, schema: &Value) -> Value {
     schema
         .get("$ref")
         .and_then(Value::as_str)
         .and_then(|reference| reference.strip_prefix(COMPONENTS))
-        .and_then(component)
+        .and_then(|name| component(openapi, name))
         .unwrap_or_else(|| schema.clone())
 }
 
-fn component(name: &str) -> Option<Value> {
-    OPENAPI
+fn component(openapi: &Value, name: &str) -> Option<Value> {
+    openapi
         .pointer(&format!("/components/schemas/{name}"))
         .cloned()
 }
 
 /// Every component reachable from `schema`, each with its references rewritten.
-fn collect_defs(schema: &Value, defs: &mut Map<String, Value>) {
+fn collect_defs(openapi: &Value, schema: &Value, defs: &mut Map<String, Value>) {
     match schema {
         Value::Object(map) => {
             if let Some(name) = map
@@ -113,16 +107,19 @@ fn collect_defs(schema: &Value, defs: &mut Map<String, Value>) {
                 .and_then(Value::as_str)
                 .and_then(|reference| reference.strip_prefix(COMPONENTS))
                 && !defs.contains_key(name)
-                && let Some(found) = component(name)
+                && let Some(found) = component(openapi, name)
             {
                 // Inserted before descending, so a recursive schema stops here.
                 defs.insert(name.to_owned(), Value::Null);
-                collect_defs(&found, defs);
+                collect_defs(openapi, &found, defs);
                 defs.insert(name.to_owned(), rewrite_refs(found));
             }
-            map.values().for_each(|value| collect_defs(value, defs));
+            map.values()
+                .for_each(|value| collect_defs(openapi, value, defs));
         }
-        Value::Array(items) => items.iter().for_each(|value| collect_defs(value, defs)),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|value| collect_defs(openapi, value, defs)),
         _ => {}
     }
 }
@@ -167,12 +164,14 @@ mod tests {
 
     #[test]
     fn output_schemas_describe_the_rest_data() {
-        let schema = Value::Object(output_schema("/api/v1/learnables"));
+        let (_, openapi) = crate::routes::api_with_description();
+        let openapi = serde_json::to_value(openapi).expect("JSON");
+        let schema = Value::Object(output_schema(&openapi, "/api/v1/learnables"));
         let text = schema.to_string();
         assert!(text.contains("total_candidates"), "{text}");
         assert!(!text.contains(COMPONENTS), "{text}");
         assert_eq!(schema["properties"]["billing"]["type"], "object");
-        let lesson = Value::Object(output_schema("/api/v1/lessons/{id}")).to_string();
+        let lesson = Value::Object(output_schema(&openapi, "/api/v1/lessons/{id}")).to_string();
         assert!(!lesson.contains(COMPONENTS));
     }
 

@@ -3,9 +3,7 @@
 //! the credential and client address of the HTTP request that carried it.
 
 use std::borrow::Cow;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
-use axum::extract::ConnectInfo;
 use manabi_schemas::ErrorCode;
 use manabi_schemas::events::Transport;
 use rmcp::model::{
@@ -16,10 +14,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::arguments::ToolCall;
-use super::catalogue;
 use super::outcome::{refusal, tool_result};
-use crate::billing::{Call, Credential, serve_call};
+use crate::billing::serve_call;
 use crate::error::ApiError;
+use crate::extract::{Call, Credential, client_of, ticket_of};
 use crate::state::AppState;
 
 /// The revisions served: those with tool output schemas and structured results.
@@ -68,11 +66,14 @@ impl ServerHandler for ManabiTools {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(catalogue::tools()))
+        Ok(ListToolsResult::with_all_items(
+            self.state.documents.mcp_tools.to_vec(),
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        catalogue::tool(name)
+        let tools = &self.state.documents.mcp_tools;
+        tools.iter().find(|tool| tool.name == name).cloned()
     }
 
     async fn call_tool(
@@ -87,7 +88,8 @@ impl ServerHandler for ManabiTools {
             return Ok(refusal(&ApiError::new(ErrorCode::InvalidApiKey)).into());
         };
         let state = &self.state;
-        let outcome = serve_call(state, billed, call.operation(), |caller| {
+        let (operation, resource_id) = call.operation();
+        let outcome = serve_call(state, billed, operation, resource_id, |caller| {
             call.read(state, caller)
         })
         .await;
@@ -103,14 +105,6 @@ fn billed_call(context: &RequestContext<RoleServer>) -> Option<Call> {
     if !credential.is_present() {
         return None;
     }
-    let client = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
-    Some(Call {
-        credential,
-        client,
-        transport: Transport::Mcp,
-        ticket: crate::billing::ticket_of(&parts.extensions),
-    })
+    let call = Call::new(credential, client_of(&parts.extensions), Transport::Mcp);
+    Some(call.with_ticket(ticket_of(&parts.extensions)))
 }

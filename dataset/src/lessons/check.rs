@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use manabi_schemas::lesson::{Journey, Lesson, World};
 use manabi_schemas::markup;
 
-use crate::artifact::Artifact;
+use manabi_artifact::Artifact;
 
 /// Every `[[id|…]]` of a lesson's strings that names no entry.
 fn unresolved_links(strings: &[&str], exists: &dyn Fn(&str) -> bool) -> Vec<String> {
@@ -220,7 +220,7 @@ pub fn all(
 
 fn parse_all<T: serde::de::DeserializeOwned>(
     kind: &str,
-    docs: &[crate::artifact::RawDoc],
+    docs: &[manabi_artifact::RawDoc],
     problems: &mut Vec<String>,
 ) -> Vec<T> {
     docs.iter()

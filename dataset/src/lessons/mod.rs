@@ -385,10 +385,10 @@ fn raw(doc: &impl serde::Serialize) -> anyhow::Result<Box<serde_json::value::Raw
 
 /// Writes worlds, lessons and journeys as artifact records, each kind in id order.
 pub fn write_records<W: std::io::Write>(
-    writer: &mut crate::artifact::ArtifactWriter<W>,
+    writer: &mut manabi_artifact::ArtifactWriter<W>,
     content: &Content,
 ) -> anyhow::Result<()> {
-    use crate::artifact::Record;
+    use manabi_artifact::Record;
     for world in &content.worlds {
         let doc = raw(world)?;
         writer.record(&Record::World {

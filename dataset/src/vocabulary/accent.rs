@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use manabi_schemas::vocabulary::OriginClass;
-use manabi_search_sync::kana::hiragana_to_katakana;
+use manabi_search::kana::hiragana_to_katakana;
 
 use super::mecab::{Hit, MecabError, SystemDictionary, split_feature};
 use super::text::is_kanji;

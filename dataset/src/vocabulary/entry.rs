@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use manabi_schemas::WritingForm;
 use manabi_schemas::vocabulary::{Keigo, Sense, VocabularyReading};
-use manabi_search_sync::kana::to_romaji;
+use manabi_search::kana::to_romaji;
 
 use super::jmdict::{self, Entry, Gloss};
 use super::text::{is_kana, is_kanji, kanji_id, script_of};

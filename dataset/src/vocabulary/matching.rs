@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use manabi_search_sync::kana::katakana_to_hiragana;
+use manabi_search::kana::katakana_to_hiragana;
 
 use super::jmdict::Entry;
 use super::openjlpt::Word;

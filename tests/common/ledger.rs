@@ -1,8 +1,6 @@
 //! Shared helpers of the ledger tests: a fresh database per test (a temporary SQLite file,
 //! or a new schema on the test PostgreSQL), and a funded account with one key.
 
-#![allow(dead_code)]
-
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -39,17 +37,23 @@ pub fn pg_base_url() -> String {
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
 }
 
+/// A ledger file in a temporary directory of its own.
+pub fn fresh_sqlite_db() -> TestDb {
+    let tag = Uuid::now_v7().simple().to_string();
+    let dir = std::env::temp_dir().join(format!("manabi-ledger-test-{tag}"));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    TestDb {
+        url: format!("sqlite://{}/ledger.sqlite", dir.display()),
+        dir: Some(dir),
+    }
+}
+
+/// A fresh database: a SQLite file, or a new schema on the test PostgreSQL
+/// (`MANABI_TEST_PG_URL`).
 pub async fn fresh_db(backend: Backend) -> TestDb {
     let tag = Uuid::now_v7().simple().to_string();
     match backend {
-        Backend::Sqlite => {
-            let dir = std::env::temp_dir().join(format!("manabi-ledger-test-{tag}"));
-            std::fs::create_dir_all(&dir).expect("temp dir");
-            TestDb {
-                url: format!("sqlite://{}/ledger.sqlite", dir.display()),
-                dir: Some(dir),
-            }
-        }
+        Backend::Sqlite => fresh_sqlite_db(),
         Backend::Postgres => {
             let base = pg_base_url();
             let schema = format!("ledger_test_{tag}");
@@ -127,7 +131,7 @@ pub fn read_request(n: usize) -> manabi_ledger::ChargeRequest {
 
 /// Runs each named `async fn(Backend)` of the calling file as two tests, `sqlite::name`
 /// and `postgres::name`.
-#[allow(unused_macros)]
+#[macro_export]
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod sqlite {
@@ -148,5 +152,4 @@ macro_rules! on_both_backends {
         }
     };
 }
-#[allow(unused_imports)]
-pub(crate) use on_both_backends;
+pub use on_both_backends;

@@ -1,14 +1,14 @@
-//! The dataset artifact: one zstd-compressed JSON-lines file that the server loads.
-//!
-//! Line 1 is the manifest; every further line is one record. Full documents are kept as
-//! raw JSON so the server can answer them without re-serializing.
+//! manabi artifact: the format of the dataset artifact, one zstd-compressed JSON-lines
+//! file that the pipeline writes and the server loads: its record types, its reader and
+//! its writer. Line 1 is the manifest; every further line is one record. Full documents
+//! are kept as raw JSON so the server can answer them without re-serializing.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 
 use manabi_schemas::{LearnableSummary, Relation};
-use manabi_search_sync::Surface;
+use manabi_search::{IndexEntry, Surface};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -86,6 +86,17 @@ pub struct LoadedLearnable {
     pub summary: LearnableSummary,
     pub surface: Surface,
     pub json: Box<str>,
+}
+
+impl LoadedLearnable {
+    /// What the search index needs of this entry.
+    pub fn index_entry(&self) -> IndexEntry<'_> {
+        IndexEntry {
+            summary: &self.summary,
+            surface: &self.surface,
+            sample: self.sample,
+        }
+    }
 }
 
 /// The whole artifact in memory.

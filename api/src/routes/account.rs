@@ -13,15 +13,24 @@ use chrono::{DateTime, Days, NaiveDate, Utc};
 use manabi_ledger::account::{Account, KeyState};
 use manabi_projector::queries::{ChargeLine, charges_page};
 use manabi_schemas::ErrorCode;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::answer::Answer;
-use crate::billing::{Call, Caller, authenticate_key, limit_burst};
+use crate::billing::{Caller, authenticate_key, limit_burst};
 use crate::error::ApiError;
-use crate::routes::ApiQuery;
+use crate::extract::{Call, QueryParams};
+use crate::operations::{GET_ACCOUNT, LIST_ACCOUNT_CHARGES};
 use crate::state::AppState;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(get_account))
+        .routes(routes!(list_charges))
+}
 
 /// Invoice lines per page when the caller names no `limit`.
 const CHARGES_PAGE_DEFAULT: u32 = 50;
@@ -124,8 +133,8 @@ impl From<ChargeLine> for InvoiceLine {
     }
 }
 
-/// Query string of `GET /api/v1/account/charges`.
-#[derive(Debug, Default, Deserialize, IntoParams)]
+/// Query string of `GET /api/v1/account/charges` (documentation).
+#[derive(Debug, Default, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ChargesQueryString {
     /// First UTC day, `YYYY-MM-DD` (default: 30 days before `to`).
@@ -185,10 +194,10 @@ impl Cursor {
 }
 
 impl ChargesParams {
-    pub fn parse(raw: &ChargesQueryString, today: NaiveDate) -> Result<ChargesParams, ApiError> {
-        let to = raw.to.as_deref().map(|t| parse_day("to", t)).transpose()?;
+    pub fn parse(raw: &QueryParams, today: NaiveDate) -> Result<ChargesParams, ApiError> {
+        let to = raw.get("to").map(|t| parse_day("to", t)).transpose()?;
         let to = to.unwrap_or(today);
-        let from = match raw.from.as_deref() {
+        let from = match raw.get("from") {
             Some(text) => parse_day("from", text)?,
             None => to
                 .checked_sub_days(Days::new(CHARGES_RANGE_DAYS_DEFAULT))
@@ -200,17 +209,18 @@ impl ChargesParams {
         if to.signed_duration_since(from).num_days() as u64 > CHARGES_RANGE_DAYS_MAX {
             return Err(invalid("from", "must be at most 366 days before `to`"));
         }
-        let limit = match raw.limit.as_deref() {
+        let limit = match raw.get("limit") {
             None => CHARGES_PAGE_DEFAULT,
             Some(text) => text
                 .parse::<u32>()
                 .ok()
                 .filter(|n| (1..=CHARGES_PAGE_MAX).contains(n))
+                // Canonical decimal only: `+5` and `05` are refused like everywhere else.
+                .filter(|n| n.to_string() == text)
                 .ok_or_else(|| invalid("limit", "must be a whole number from 1 to 100"))?,
         };
         let after = raw
-            .cursor
-            .as_deref()
+            .get("cursor")
             .map(|text| Cursor::decode(text).ok_or_else(|| invalid("cursor", "is not a cursor")))
             .transpose()?;
         Ok(ChargesParams {
@@ -246,6 +256,7 @@ fn invalid(name: &str, why: &str) -> ApiError {
 )]
 pub async fn get_account(State(state): State<AppState>, call: Call) -> Result<Answer, ApiError> {
     let caller = authenticate(&state, &call).await?;
+    call.query(&GET_ACCOUNT)?;
     let account = state
         .ledger
         .biller
@@ -267,15 +278,12 @@ pub async fn get_account(State(state): State<AppState>, call: Call) -> Result<An
     responses((status = 200, description = "A page of invoice lines", body = manabi_schemas::Success<ChargesPage>)),
     security(("bearer" = []), ("api_key" = [])),
 )]
-pub async fn list_charges(
-    State(state): State<AppState>,
-    ApiQuery(raw): ApiQuery<ChargesQueryString>,
-    call: Call,
-) -> Result<Answer, ApiError> {
+pub async fn list_charges(State(state): State<AppState>, call: Call) -> Result<Answer, ApiError> {
     // The caller first: these are the key owner's own records, so a request without a
     // valid key learns nothing, not even which of its parameters were wrong.
     let caller = authenticate(&state, &call).await?;
-    let params = ChargesParams::parse(&raw, Utc::now().date_naive())?;
+    let raw = call.query(&LIST_ACCOUNT_CHARGES)?;
+    let params = ChargesParams::parse(raw, Utc::now().date_naive())?;
     let after = params
         .after
         .clone()
@@ -396,16 +404,13 @@ mod tests {
     #[test]
     fn charges_parameters_default_and_bound() {
         let today = day("2026-11-23");
-        let params = ChargesParams::parse(&ChargesQueryString::default(), today).expect("ok");
+        let params = ChargesParams::parse(&QueryParams::default(), today).expect("ok");
         assert_eq!(
             (params.from, params.to, params.limit),
             (day("2026-10-24"), today, 50)
         );
-        let raw = |from: &str, to: &str, limit: &str| ChargesQueryString {
-            from: Some(from.into()),
-            to: Some(to.into()),
-            limit: Some(limit.into()),
-            cursor: None,
+        let raw = |from: &str, to: &str, limit: &str| {
+            QueryParams::decode(&format!("from={from}&to={to}&limit={limit}")).expect("decodes")
         };
         assert!(ChargesParams::parse(&raw("2026-11-01", "2026-11-02", "100"), today).is_ok());
         for bad in [
@@ -414,6 +419,8 @@ mod tests {
             raw("2026-11-01", "2026-11-02", "0"),
             raw("2026-11-01", "2026-11-02", "101"),
             raw("2026-11-1", "2026-11-02", "10"),
+            raw("2026-11-01", "2026-11-02", "+5"),
+            raw("2026-11-01", "2026-11-02", "05"),
         ] {
             let error = ChargesParams::parse(&bad, today).expect_err("refused");
             assert_eq!(error.code(), ErrorCode::InvalidParameter, "{bad:?}");

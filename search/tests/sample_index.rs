@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use manabi_dataset::artifact::Artifact;
+use manabi_artifact::{Artifact, LoadedLearnable};
 use manabi_schemas::LearnableType;
-use manabi_search_sync::{IndexEntry, SearchIndex, SearchRequest};
+use manabi_search::{IndexEntry, SearchIndex, SearchRequest};
 
 /// Every this many entries gives its written form, reading, romaji and meaning words.
 const QUERY_ENTRY_STEP: usize = 97;
@@ -51,11 +51,7 @@ fn keyless_search_equals_the_full_index_filtered_to_the_sample() {
     let entries: Vec<IndexEntry<'_>> = artifact
         .learnables
         .iter()
-        .map(|learnable| IndexEntry {
-            summary: &learnable.summary,
-            surface: &learnable.surface,
-            sample: learnable.sample,
-        })
+        .map(LoadedLearnable::index_entry)
         .collect();
     let index = SearchIndex::build(&entries).expect("the index builds");
     let mut queries: Vec<String> = ["to eat", "coffee shop", "mountian", "internationl", "a"]

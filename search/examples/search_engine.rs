@@ -2,14 +2,14 @@
 //! English, prefixes, typos) against the full index (callers with a key) and the sample
 //! index (keyless callers), on one thread, with no HTTP in between.
 //!
-//! `cargo run --release -p manabi-search-sync --example search_engine [artifact]`
+//! `cargo run --release -p manabi-search --example search_engine [artifact]`
 //! (or `bash bench/search_engine.sh`).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use manabi_dataset::artifact::Artifact;
-use manabi_search_sync::{EmbeddedIndex, IndexEntry, SearchIndex, SearchRequest};
+use manabi_artifact::{Artifact, LoadedLearnable};
+use manabi_search::{EmbeddedIndex, IndexEntry, SearchIndex, SearchRequest};
 
 /// The mix: what learners type, misspellings included.
 const QUERIES: &[&str] = &[
@@ -50,11 +50,7 @@ fn main() {
     let entries: Vec<IndexEntry<'_>> = artifact
         .learnables
         .iter()
-        .map(|learnable| IndexEntry {
-            summary: &learnable.summary,
-            surface: &learnable.surface,
-            sample: learnable.sample,
-        })
+        .map(LoadedLearnable::index_entry)
         .collect();
     let started = Instant::now();
     let index = SearchIndex::build(&entries).expect("index builds");

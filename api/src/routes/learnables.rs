@@ -1,0 +1,104 @@
+//! `searchLearnables`, `getLearnable` and `getRelatedLearnables`: the learnables resource.
+
+use axum::extract::State;
+use manabi_schemas::{Learnable, RelatedLearnables, SearchResults, Success};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::answer::Answer;
+use crate::billing::serve_call;
+use crate::error::ApiError;
+use crate::extract::{Call, IdPath};
+use crate::operations::{GET_LEARNABLE, GET_RELATED_LEARNABLES, SEARCH_LEARNABLES};
+use crate::params::{
+    LearnableParams, LocaleQueryString, RelatedParams, RelatedQueryString, SearchParams,
+    SearchQueryString, WithId,
+};
+use crate::reads;
+use crate::state::AppState;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(search_learnables))
+        .routes(routes!(get_learnable))
+        .routes(routes!(get_related))
+}
+
+#[utoipa::path(
+    get, path = "/api/v1/learnables", operation_id = "searchLearnables", tag = "learnables",
+    summary = "Search learnables",
+    description = "Matches the query against written forms, readings (kana or romaji), English \
+        meaning words and other names. Ranked: exact written form, exact reading or romaji, \
+        exact meaning word, then prefix and typo-tolerant matches; ties go to common words, \
+        easier JLPT levels, then more frequent entries. Keyless callers search the sample.",
+    params(SearchQueryString),
+    responses((status = 200, description = "Ranked summaries", body = Success<SearchResults>)),
+    security((), ("bearer" = []), ("api_key" = [])),
+)]
+pub async fn search_learnables(
+    State(state): State<AppState>,
+    call: Call,
+) -> Result<Answer, ApiError> {
+    let params = SearchParams::parse(call.query(&SEARCH_LEARNABLES)?)?;
+    serve_call(&state, call, &SEARCH_LEARNABLES, None, |caller| {
+        reads::search(&state, &params, caller)
+    })
+    .await
+}
+
+#[utoipa::path(
+    get, path = "/api/v1/learnables/{id}", operation_id = "getLearnable", tag = "learnables",
+    summary = "One full learnable with its cited sources",
+    params(
+        ("id" = String, Path, description = "Learnable id", min_length = 1, max_length = 128,
+            pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$"),
+        LocaleQueryString,
+    ),
+    responses((status = 200, description = "The learnable", body = Success<Learnable>)),
+    security((), ("bearer" = []), ("api_key" = [])),
+)]
+pub async fn get_learnable(
+    State(state): State<AppState>,
+    IdPath(id): IdPath,
+    call: Call,
+) -> Result<Answer, ApiError> {
+    let query = call.query(&GET_LEARNABLE)?;
+    let params = LearnableParams::parse(&WithId { id: &id, query })?;
+    serve_call(
+        &state,
+        call,
+        &GET_LEARNABLE,
+        Some(params.id.as_str()),
+        |caller| reads::learnable(&state, &params, caller),
+    )
+    .await
+}
+
+#[utoipa::path(
+    get, path = "/api/v1/learnables/{id}/related", operation_id = "getRelatedLearnables",
+    tag = "learnables", summary = "Summaries of related learnables with relationship types",
+    params(
+        ("id" = String, Path, description = "Learnable id", min_length = 1, max_length = 128,
+            pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$"),
+        RelatedQueryString,
+    ),
+    responses((status = 200, description = "Related entries", body = Success<RelatedLearnables>)),
+    security((), ("bearer" = []), ("api_key" = [])),
+)]
+pub async fn get_related(
+    State(state): State<AppState>,
+    IdPath(id): IdPath,
+    call: Call,
+) -> Result<Answer, ApiError> {
+    let query = call.query(&GET_RELATED_LEARNABLES)?;
+    let params = RelatedParams::parse(&WithId { id: &id, query })?;
+    let operation = &GET_RELATED_LEARNABLES;
+    serve_call(
+        &state,
+        call,
+        operation,
+        Some(params.id.as_str()),
+        |caller| reads::related(&state, &params, caller),
+    )
+    .await
+}

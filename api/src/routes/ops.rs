@@ -1,0 +1,63 @@
+//! Operators' endpoints, outside the API description: liveness, readiness, metrics.
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use bytes::Bytes;
+use manabi_ledger::{EventStore, StreamName};
+use manabi_schemas::ErrorCode;
+
+use crate::answer::json_response;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+}
+
+/// `GET /healthz`: the process is up.
+pub async fn healthz() -> Response {
+    json_response(Bytes::from_static(br#"{"ok":true,"data":{"status":"up"}}"#))
+}
+
+/// `GET /readyz`: 200 once the ledger answers a read and the dataset is loaded; 503 with
+/// the reason before (a dataset still loading is expected at start, so not an error).
+pub async fn readyz(State(state): State<AppState>) -> Response {
+    let probe = StreamName::new("readyz-probe");
+    if let Err(error) = state.ledger.store.read_stream(&probe, 0, 1).await {
+        tracing::warn!(%error, "readiness: the ledger does not answer");
+        return ApiError::with_message(ErrorCode::Unavailable, "the ledger does not answer")
+            .retry_after(1)
+            .into_response();
+    }
+    let Ok(catalog) = state.catalog() else {
+        let message = match state.load_error() {
+            Some(reason) => format!("the dataset failed to load: {reason}"),
+            None => "the dataset is still loading".to_owned(),
+        };
+        return ApiError::with_message(ErrorCode::Unavailable, message)
+            .retry_after(1)
+            .into_response();
+    };
+    let body = format!(
+        r#"{{"ok":true,"data":{{"status":"ready","learnables":{},"dataset_version":{},"ready_after_ms":{}}}}}"#,
+        catalog.entries.len(),
+        serde_json::to_string(&catalog.dataset_version).unwrap_or_default(),
+        state.ready_after().map_or(0, |after| after.as_millis()),
+    );
+    json_response(Bytes::from(body))
+}
+
+/// `GET /metrics`: Prometheus text format.
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(),
+    )
+        .into_response()
+}
