@@ -73,6 +73,19 @@ impl Ledger {
         }
     }
 
+    /// Runs `manabi admin …` that must fail; its standard error.
+    fn admin_refused(&self, args: &[&str]) -> String {
+        let output = Command::new(common::manabi_binary())
+            .arg("admin")
+            .args(args)
+            .env("MANABI_DATABASE_URL", &self.url)
+            .env("MANABI_LOG", "warn")
+            .output()
+            .expect("run manabi admin");
+        assert!(!output.status.success(), "admin {args:?} must be refused");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    }
+
     fn top_up(&self, account_id: &str, points: i64, idempotency_key: &str) -> Value {
         self.admin(&[
             "topup",
@@ -510,4 +523,221 @@ async fn sqlite_a_timeout_is_never_charged_later() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_a_timeout_is_never_charged_later() {
     a_timeout_is_never_charged_later(&pg_ledger().await).await;
+}
+
+/// Points are bounded: a top-up past the per-event maximum, or one that would take the
+/// balance past the account maximum, is refused before anything is written, so the
+/// balance never wraps and `ledger verify` keeps passing (an outside test once made the
+/// balance −9,223,372,036,854,766,616 this way).
+async fn points_are_bounded(ledger: &Ledger) {
+    let funded = ledger.funded(10_000);
+    let account = funded.account_id.as_str();
+    let huge = ledger.admin_refused(&[
+        "topup",
+        "--account",
+        account,
+        "--points",
+        "9223372036854775000",
+        "--idempotency-key",
+        "huge",
+    ]);
+    assert!(
+        huge.contains("--points must be a whole number from 1 to"),
+        "{huge}"
+    );
+    let max = manabi_ledger::account::BALANCE_POINTS_MAX;
+    let per_event = manabi_ledger::account::EVENT_POINTS_MAX;
+    let mut balance = 10_000;
+    let mut n = 0;
+    while balance + per_event <= max && n < 3 {
+        ledger.top_up(account, per_event, &format!("big-{n}"));
+        balance += per_event;
+        n += 1;
+    }
+    let app = ledger.serve(&[]).await;
+    assert_eq!(self::balance(&app, &funded.api_key).await, balance);
+    ledger.assert_verified();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_points_are_bounded() {
+    points_are_bounded(&sqlite_ledger()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_points_are_bounded() {
+    points_are_bounded(&pg_ledger().await).await;
+}
+
+/// 600 concurrent calls of mixed prices (searches at 5 points, reads at 1) against 301
+/// points: a `balance > 0` check in place of `balance >= price` would overdraw here. The
+/// balance never goes below 0, and the points charged plus the balance left are 301.
+async fn mixed_prices_never_overdraw(ledger: &Ledger, apps: &[&TestApp]) {
+    let funded = ledger.funded(301);
+    let key = funded.api_key.as_str();
+    let calls = (0..600).map(|i| {
+        let app = apps[i % apps.len()];
+        let path = if i % 2 == 0 {
+            "/api/v1/learnables?query=sake".to_owned()
+        } else {
+            format!("/api/v1/learnables/{FULL_ONLY_ID}")
+        };
+        async move { keyed_get(app, key, &path).await }
+    });
+    let answers = join_all(calls).await;
+    let mut charged = 0;
+    for (status, body, _) in &answers {
+        match status {
+            200 => {
+                let billing = body["billing"]
+                    .as_object()
+                    .or(body["data"]["billing"].as_object())
+                    .expect("a Billing object");
+                charged += billing["points_charged"].as_i64().expect("points");
+            }
+            402 => assert_error(*status, body, 402, "INSUFFICIENT_POINTS"),
+            other => panic!("unexpected {other}: {body}"),
+        }
+    }
+    let left = balance(apps[0], key).await;
+    assert!(left >= 0, "{left}");
+    assert!(
+        left < 5,
+        "a call is refused only when the balance is below its price: {left}"
+    );
+    assert_eq!(charged + left, 301);
+    ledger.assert_verified();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_mixed_prices_never_overdraw() {
+    let ledger = sqlite_ledger();
+    let app = ledger.serve(&[]).await;
+    mixed_prices_never_overdraw(&ledger, &[&app]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_two_servers_mixed_prices_never_overdraw() {
+    let ledger = pg_ledger().await;
+    let first = ledger.serve(&[]).await;
+    let second = ledger.serve(&[]).await;
+    mixed_prices_never_overdraw(&ledger, &[&first, &second]).await;
+}
+
+/// GET with the key and an `Idempotency-Key`.
+async fn keyed_get_once(app: &TestApp, key: &str, path: &str, once: &str) -> (u16, Value) {
+    let response = app
+        .client
+        .get(format!("{}{path}", app.address))
+        .header("x-api-key", key)
+        .header("idempotency-key", once)
+        .send()
+        .await
+        .expect("request sent");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("JSON body"))
+}
+
+/// A retry under the same `Idempotency-Key` is answered with the first charge and
+/// charged nothing more, however many arrive at once and on whichever server; the same
+/// key with another request is a 409, uncharged; a malformed key is a 400.
+async fn a_retry_under_the_same_key_is_charged_once(ledger: &Ledger, apps: &[&TestApp]) {
+    let funded = ledger.funded(100);
+    let key = funded.api_key.as_str();
+    let path = format!("/api/v1/learnables/{FULL_ONLY_ID}");
+    let retries = (0..20).map(|i| keyed_get_once(apps[i % apps.len()], key, &path, "retry-7"));
+    let answers = join_all(retries).await;
+    let invoices: HashSet<String> = answers
+        .iter()
+        .map(|(status, body)| {
+            assert_eq!(*status, 200, "{body}");
+            assert_eq!(body["billing"]["points_charged"], 1, "{body}");
+            text(&body["billing"]["invoice_id"])
+        })
+        .collect();
+    assert_eq!(
+        invoices.len(),
+        1,
+        "one charge for every retry: {invoices:?}"
+    );
+    let (status, body) = keyed_get_once(apps[0], key, &path, "retry-7").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(invoices.contains(&text(&body["billing"]["invoice_id"])));
+
+    let (status, body) = keyed_get_once(apps[0], key, "/api/v1/worlds", "retry-7").await;
+    assert_error(status, &body, 409, "IDEMPOTENCY_KEY_REUSED");
+    let (status, body) = keyed_get_once(apps[0], key, "/api/v1/worlds", "bad key").await;
+    assert_error(status, &body, 400, "INVALID_PARAMETER");
+    let (status, body) = keyed_get_once(apps[0], key, "/api/v1/worlds", "fresh-1").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(balance(apps[0], key).await, 100 - 2);
+    ledger.assert_verified();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_retry_under_the_same_key_is_charged_once() {
+    let ledger = sqlite_ledger();
+    let app = ledger.serve(&[]).await;
+    a_retry_under_the_same_key_is_charged_once(&ledger, &[&app]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_two_servers_a_retry_under_the_same_key_is_charged_once() {
+    let ledger = pg_ledger().await;
+    let first = ledger.serve(&[]).await;
+    let second = ledger.serve(&[]).await;
+    a_retry_under_the_same_key_is_charged_once(&ledger, &[&first, &second]).await;
+}
+
+/// A stored event the read models cannot take (written before points were bounded: two
+/// credits near `i64::MAX`) stops `manabi projector` with that event named, instead of
+/// retrying it forever while every account's invoice lines freeze behind it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_the_projector_stops_on_an_event_it_cannot_project_and_names_it() {
+    let ledger = pg_ledger().await;
+    let funded = ledger.funded(10);
+    let stream = format!("account-{}", funded.account_id);
+    let mut conn = sqlx::PgConnection::connect(&ledger.url)
+        .await
+        .expect("connect");
+    let head: i64 = sqlx::query_scalar("SELECT max(version) FROM events WHERE stream = $1")
+        .bind(&stream)
+        .fetch_one(&mut conn)
+        .await
+        .expect("head");
+    let mut legacy_ids = Vec::new();
+    for n in 1..=2_i64 {
+        let id = uuid::Uuid::now_v7();
+        let payload = format!(
+            r#"{{"kind":"grant","points":9223372036854775000,"idempotency_key":"legacy-{n}-{id}"}}"#
+        );
+        sqlx::query(
+            "INSERT INTO events (id, stream, version, event_type, schema_version, payload, \
+             metadata, recorded_at) VALUES ($1, $2, $3, 'PointsCredited', 1, $4::jsonb, \
+             '{}'::jsonb, now())",
+        )
+        .bind(id)
+        .bind(&stream)
+        .bind(head + n)
+        .bind(payload)
+        .execute(&mut conn)
+        .await
+        .expect("a legacy event");
+        legacy_ids.push(id.to_string());
+    }
+    let output = tokio::time::timeout(
+        Duration::from_secs(60),
+        tokio::process::Command::new(common::manabi_binary())
+            .arg("projector")
+            .env("MANABI_DATABASE_URL", &ledger.url)
+            .env("MANABI_LOG", "warn")
+            .output(),
+    )
+    .await
+    .expect("the projector stops by itself")
+    .expect("the projector ran");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(stderr.contains(&legacy_ids[1]), "names the event: {stderr}");
+    assert!(stderr.contains("cannot be projected"), "{stderr}");
 }

@@ -33,6 +33,7 @@ fn charge_event(key_id: Uuid) -> NewEvent {
         day: Utc::now().date_naive(),
         request_id: Uuid::now_v7().to_string(),
         transport: Transport::Rest,
+        idempotency: None,
     });
     NewEvent::new(event, EventMetadata::default(), Utc::now())
 }

@@ -247,6 +247,7 @@ impl World {
             day,
             request_id: Uuid::now_v7().to_string(),
             transport: Transport::Mcp,
+            idempotency: None,
         });
         let command = AppendCommand::single(
             StreamName::account(account_id),

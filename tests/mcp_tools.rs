@@ -584,3 +584,67 @@ async fn foreign_hosts_and_origins_are_refused_and_configured_ones_pass() {
     let foreign = ping(None, Some("https://evil.example.net")).await.unwrap();
     assert_eq!(status(foreign), 403);
 }
+
+/// Every refusal of the transport is a JSON-RPC error object, with the code JSON-RPC
+/// names for it, never a plain-text body.
+#[tokio::test]
+async fn transport_errors_are_json_rpc_errors() {
+    let fixture = start().await;
+    let (_, key) = fixture.funded_key(0);
+    let send = |body: &'static str, accept: &'static str, content_type: &'static str| {
+        fixture
+            .app
+            .client
+            .post(fixture.mcp_url())
+            .bearer_auth(&key)
+            .header("accept", accept)
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+    };
+    let both = "application/json, text/event-stream";
+    for (body, accept, content_type, status, code) in [
+        ("{not json", both, "application/json", 400, -32_700),
+        (
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            both,
+            "application/json",
+            400,
+            -32_600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}"#,
+            both,
+            "application/json",
+            400,
+            -32_602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#,
+            both,
+            "application/json",
+            200,
+            -32_601,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            "text/html",
+            "application/json",
+            406,
+            -32_600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            both,
+            "text/plain",
+            415,
+            -32_600,
+        ),
+    ] {
+        let response = send(body, accept, content_type).await.expect("sent");
+        assert_eq!(response.status().as_u16(), status, "{body}");
+        let answer: Value = response.json().await.expect("a JSON body");
+        assert_eq!(answer["jsonrpc"], "2.0", "{body}: {answer}");
+        assert_eq!(answer["error"]["code"], code, "{body}: {answer}");
+    }
+}

@@ -12,7 +12,7 @@ use std::net::IpAddr;
 use governor::NotUntil;
 use governor::clock::{Clock, DefaultClock};
 use manabi_ledger::account::Points;
-use manabi_ledger::{AuthError, ChargeRequest, Receipt, Refusal};
+use manabi_ledger::{AuthError, ChargeRequest, EventStore, Receipt, Refusal, StreamName};
 use manabi_schemas::{Billing, ErrorCode};
 use secrecy::{ExposeSecret, SecretString};
 
@@ -49,6 +49,7 @@ pub async fn serve_call(
     resolve: impl FnOnce(&Caller) -> Result<Answer, ApiError>,
 ) -> Result<Answer, ApiError> {
     call.query(operation)?;
+    call.credential.idempotency_key()?;
     let caller = authenticate(state, &call, operation.price).await?;
     limit_burst(state, &caller)?;
     let answer = resolve(&caller)?;
@@ -187,15 +188,44 @@ async fn debit(
         price_list_version: state.settings.prices.list_version,
         request_id: call.credential.request_id(),
         transport: call.transport,
+        idempotency: call.idempotency(operation, resource_id)?,
     };
-    let receipt = state
+    let charged = state
         .ledger
         .biller
         .charge_with_ticket(keyed, request, call.ticket.clone())
-        .await
-        .map_err(|refusal| refusal_error(state, call, refusal))?;
-    answer.billing = Some(receipt_billing(&receipt));
+        .await;
+    answer.billing = Some(match charged {
+        Ok(receipt) => receipt_billing(&receipt),
+        Err(Refusal::AlreadyCharged { version, points }) => {
+            first_charge(state, keyed.account_id, version, points).await?
+        }
+        Err(refusal) => return Err(refusal_error(state, call, refusal)),
+    });
     Ok(answer)
+}
+
+/// The Billing object of the charge an idempotent retry repeats: the same points and
+/// invoice id as the first answer.
+async fn first_charge(
+    state: &AppState,
+    account_id: uuid::Uuid,
+    version: i64,
+    points: i64,
+) -> Result<Billing, ApiError> {
+    let stream = StreamName::account(account_id);
+    let events = state
+        .ledger
+        .store
+        .read_stream(&stream, version, 1)
+        .await
+        .map_err(|error| ledger_unavailable(&error.to_string()))?;
+    let first = events
+        .into_iter()
+        .next()
+        .filter(|event| event.version == version)
+        .ok_or_else(|| ledger_unavailable("the charge of an idempotency key is missing"))?;
+    Ok(billing(points, Some(first.id.to_string())))
 }
 
 /// The live price of a call; `None` for a free one (a price list may also set 0).
@@ -260,6 +290,9 @@ fn refusal_error(state: &AppState, call: &Call, refusal: Refusal) -> ApiError {
         Refusal::UnknownKey => auth_error(AuthError::Unknown),
         Refusal::LedgerUnavailable { reason } => ledger_unavailable(&reason),
         Refusal::Abandoned => ApiError::new(ErrorCode::Timeout),
+        Refusal::IdempotencyKeyReused => ApiError::new(ErrorCode::IdempotencyKeyReused),
+        // Answered with the first charge by `debit`; never reaches here.
+        Refusal::AlreadyCharged { .. } => ApiError::new(ErrorCode::Internal),
         Refusal::OutcomeUnknown { reason } => {
             tracing::error!(reason, "a charge's outcome is unknown");
             ApiError::with_message(

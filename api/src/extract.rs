@@ -11,9 +11,10 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, header};
 use manabi_ledger::ChargeTicket;
 use manabi_schemas::ErrorCode;
-use manabi_schemas::events::Transport;
+use manabi_schemas::events::{ChargeIdempotency, Transport};
 use percent_encoding::percent_decode_str;
 use secrecy::SecretString;
+use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 use crate::operations::OperationSpec;
@@ -24,7 +25,12 @@ use crate::operations::OperationSpec;
 pub struct Credential {
     key: Option<SecretString>,
     request_id: Option<String>,
+    /// The `Idempotency-Key` header as sent (checked when a charge needs it).
+    idempotency_key: Option<Result<String, ()>>,
 }
+
+/// Longest accepted `Idempotency-Key`, in characters.
+pub const IDEMPOTENCY_KEY_CHARS_MAX: usize = 255;
 
 impl Credential {
     /// `Authorization: Bearer …` first (the scheme in any case, as HTTP says), then
@@ -49,9 +55,36 @@ impl Credential {
             .get("x-request-id")
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned);
+        let idempotency_key = headers.get("idempotency-key").map(|value| {
+            value
+                .to_str()
+                .ok()
+                .filter(|text| {
+                    (1..=IDEMPOTENCY_KEY_CHARS_MAX).contains(&text.len())
+                        && text.bytes().all(|byte| byte.is_ascii_graphic())
+                })
+                .map(str::to_owned)
+                .ok_or(())
+        });
         Credential {
             key: authorization.or_else(api_key).map(SecretString::from),
             request_id,
+            idempotency_key,
+        }
+    }
+
+    /// The caller's `Idempotency-Key`, if it sent a well-formed one; 400 otherwise.
+    pub fn idempotency_key(&self) -> Result<Option<&str>, ApiError> {
+        match &self.idempotency_key {
+            None => Ok(None),
+            Some(Ok(key)) => Ok(Some(key)),
+            Some(Err(())) => Err(ApiError::with_message(
+                ErrorCode::InvalidParameter,
+                format!(
+                    "header `Idempotency-Key` must be 1 to {IDEMPOTENCY_KEY_CHARS_MAX} visible \
+                     ASCII characters"
+                ),
+            )),
         }
     }
 
@@ -89,6 +122,9 @@ pub struct Call {
     /// A HEAD request is answered without a body, so it is never charged.
     pub head: bool,
     query: Result<QueryParams, ApiError>,
+    /// The parameters in a canonical form, for telling an idempotent retry from another
+    /// request: the sorted query pairs, or an MCP call's sorted JSON arguments.
+    shape: String,
 }
 
 impl Call {
@@ -101,7 +137,38 @@ impl Call {
             ticket: ChargeTicket::new(),
             head: false,
             query: Ok(QueryParams::default()),
+            shape: String::new(),
         }
+    }
+
+    /// The canonical form of an MCP call's arguments.
+    pub fn with_arguments(
+        mut self,
+        arguments: &serde_json::Map<String, serde_json::Value>,
+    ) -> Call {
+        let sorted: std::collections::BTreeMap<_, _> = arguments.iter().collect();
+        self.shape = serde_json::to_string(&sorted).unwrap_or_default();
+        self
+    }
+
+    /// The `Idempotency-Key` of this call with the digest of the request it names.
+    pub fn idempotency(
+        &self,
+        operation: &OperationSpec,
+        resource_id: Option<&str>,
+    ) -> Result<Option<ChargeIdempotency>, ApiError> {
+        let Some(key) = self.credential.idempotency_key()? else {
+            return Ok(None);
+        };
+        let mut digest = Sha256::new();
+        for part in [operation.id, resource_id.unwrap_or(""), self.shape.as_str()] {
+            digest.update(part.as_bytes());
+            digest.update(b"\n");
+        }
+        Ok(Some(ChargeIdempotency {
+            key: key.to_owned(),
+            request_digest: hex::encode(digest.finalize()),
+        }))
     }
 
     pub fn with_ticket(mut self, ticket: ChargeTicket) -> Call {
@@ -136,13 +203,19 @@ impl<S: Send + Sync> FromRequestParts<S> for Call {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Infallible> {
+        let query = QueryParams::decode(parts.uri.query().unwrap_or(""));
+        let shape = query
+            .as_ref()
+            .map(QueryParams::canonical)
+            .unwrap_or_default();
         Ok(Call {
             credential: Credential::from_headers(&parts.headers),
             client: client_of(&parts.extensions),
             transport: Transport::Rest,
             ticket: ticket_of(&parts.extensions),
             head: parts.method == Method::HEAD,
-            query: QueryParams::decode(parts.uri.query().unwrap_or("")),
+            query,
+            shape,
         })
     }
 }
@@ -202,6 +275,14 @@ impl QueryParams {
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(name, _)| name.as_str())
+    }
+
+    /// The pairs sorted by name, as one string: the same parameters in any order give
+    /// the same text.
+    pub fn canonical(&self) -> String {
+        let mut pairs: Vec<&(String, String)> = self.0.iter().collect();
+        pairs.sort();
+        serde_json::to_string(&pairs).unwrap_or_default()
     }
 }
 

@@ -19,6 +19,7 @@ pub mod params;
 pub mod reads;
 pub mod render;
 pub mod routes;
+pub mod server;
 pub mod settings;
 pub mod startup;
 pub mod state;

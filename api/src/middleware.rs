@@ -5,7 +5,7 @@ use std::any::Any;
 use std::time::{Duration, Instant};
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderValue, Response, header};
+use axum::http::{HeaderValue, Method, Response, header};
 use axum::middleware::Next;
 use axum::response::IntoResponse;
 use manabi_ledger::ChargeTicket;
@@ -71,6 +71,19 @@ fn check_size(limits: &RequestLimits, request: &Request) -> Result<(), ApiError>
         );
         return Err(ApiError::with_message(ErrorCode::PayloadTooLarge, message));
     }
+    let carries_body = request.headers().contains_key(header::TRANSFER_ENCODING)
+        || request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .is_some_and(|length| length.as_bytes() != b"0");
+    if carries_body && matches!(*request.method(), Method::GET | Method::HEAD) {
+        // A GET body is never read; refusing it keeps a chunked upload from tying up a
+        // connection and makes the mistake visible.
+        return Err(ApiError::with_message(
+            ErrorCode::MalformedRequest,
+            "a GET or HEAD request takes no body",
+        ));
+    }
     Ok(())
 }
 
@@ -129,6 +142,26 @@ pub async fn record_metrics(request: Request, next: Next) -> axum::response::Res
     metrics::histogram!("http_request_duration_seconds", &labels[..2])
         .record(started.elapsed().as_secs_f64());
     response
+}
+
+/// Longest caller-sent `x-request-id` kept, in bytes.
+pub const REQUEST_ID_BYTES_MAX: usize = 64;
+
+/// A caller's `x-request-id` is kept (it is recorded on the permanent invoice line) only
+/// if it is 1 to 64 characters of `A-Z a-z 0-9 . _ : -`; otherwise it is dropped and the
+/// server makes one, which the answer carries back.
+pub async fn sanitize_request_id(mut request: Request, next: Next) -> axum::response::Response {
+    let usable = request.headers().get("x-request-id").is_none_or(|value| {
+        let bytes = value.as_bytes();
+        (1..=REQUEST_ID_BYTES_MAX).contains(&bytes.len())
+            && bytes
+                .iter()
+                .all(|byte| byte.is_ascii_alphanumeric() || b"._:-".contains(byte))
+    });
+    if !usable {
+        request.headers_mut().remove("x-request-id");
+    }
+    next.run(request).await
 }
 
 /// Request ids are UUIDv7: unique, and sortable by time when reading logs.

@@ -46,7 +46,55 @@ pub fn base() -> utoipa::openapi::OpenApi {
 pub fn finish(mut openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     ErrorAnswers.modify(&mut openapi);
     KeySchemes.modify(&mut openapi);
+    IdempotencyKeys.modify(&mut openapi);
     openapi
+}
+
+/// The `Idempotency-Key` header and its 409 on every billed operation of the table.
+struct IdempotencyKeys;
+
+impl Modify for IdempotencyKeys {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
+        for operation in crate::operations::OPERATIONS {
+            if operation.price == crate::operations::Price::Free {
+                continue;
+            }
+            let Some(get) = openapi
+                .paths
+                .paths
+                .get_mut(operation.path)
+                .and_then(|item| item.get.as_mut())
+            else {
+                continue;
+            };
+            let schema = schema::ObjectBuilder::new()
+                .schema_type(schema::Type::String)
+                .min_length(Some(1))
+                .max_length(Some(crate::extract::IDEMPOTENCY_KEY_CHARS_MAX))
+                .pattern(Some("^[!-~]+$"));
+            let header = ParameterBuilder::new()
+                .name("Idempotency-Key")
+                .parameter_in(ParameterIn::Header)
+                .description(Some(
+                    "Keyed calls: a retry with the same key and the same request within 24 \
+                     hours is answered with the first charge (same invoice id) and charged \
+                     nothing more; the same key with another request is a 409.",
+                ))
+                .schema(Some(schema))
+                .build();
+            get.parameters.get_or_insert_with(Vec::new).push(header);
+            let content = ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ErrorEnvelope")))
+                .build();
+            let conflict = ResponseBuilder::new()
+                .description("The Idempotency-Key was used for another request (IDEMPOTENCY_KEY_REUSED); nothing charged")
+                .content("application/json", content);
+            get.responses
+                .responses
+                .insert("409".to_owned(), conflict.build().into());
+        }
+    }
 }
 
 /// The failure answers of every operation, each with the error envelope.

@@ -152,6 +152,25 @@ impl Default for RequestLimits {
     }
 }
 
+/// Bounds on what clients may hold open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// Connections open at once; kept below the file-descriptor limit at start.
+    pub connections_max: usize,
+    /// Time to receive a request's headers, counted from when the connection waits for
+    /// them (a silent keep-alive connection too); the connection is closed past it.
+    pub header_read_timeout_ms: u64,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self {
+            connections_max: 10_000,
+            header_read_timeout_ms: 5_000,
+        }
+    }
+}
+
 /// The MCP endpoint's guards against DNS rebinding and cross-site calls, and where its
 /// OAuth protected-resource document sends clients to sign in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -323,6 +342,7 @@ pub struct Settings {
     pub keyless_rate: KeylessRate,
     pub key_rate: KeyRate,
     pub limits: RequestLimits,
+    pub connections: ConnectionLimits,
     pub credit_packs: Vec<PackConfig>,
     pub mcp: McpSettings,
     pub ledger: LedgerSettings,
@@ -346,6 +366,7 @@ impl Settings {
             keyless_rate: KeylessRate::default(),
             key_rate: KeyRate::default(),
             limits: RequestLimits::default(),
+            connections: ConnectionLimits::default(),
             credit_packs: PackConfig::defaults(),
             mcp,
             ledger,
@@ -434,6 +455,15 @@ pub struct ServeOptions {
     #[arg(long, env = "MANABI_REQUEST_TIMEOUT_MS",
         default_value_t = RequestLimits::default().request_timeout_ms)]
     pub request_timeout_ms: u64,
+    /// Most client connections open at once (kept below the file-descriptor limit).
+    #[arg(long, env = "MANABI_CONNECTIONS_MAX",
+        default_value_t = ConnectionLimits::default().connections_max)]
+    pub connections_max: usize,
+    /// Time a client has to send a request's headers, counted from when the connection
+    /// waits for them (silent keep-alive connections too), in milliseconds.
+    #[arg(long, env = "MANABI_HEADER_READ_TIMEOUT_MS",
+        default_value_t = ConnectionLimits::default().header_read_timeout_ms)]
+    pub header_read_timeout_ms: u64,
     /// `Host` values accepted on /mcp, comma-separated (`name` or `name:port`); default:
     /// localhost, 127.0.0.1, ::1 and the host of the base address.
     #[arg(long, env = "MANABI_MCP_ALLOWED_HOSTS", value_delimiter = ',')]
@@ -500,6 +530,10 @@ impl ServeOptions {
             header_bytes_max: self.header_bytes_max,
             body_bytes_max: self.body_bytes_max,
             request_timeout_ms: self.request_timeout_ms,
+        };
+        settings.connections = ConnectionLimits {
+            connections_max: self.connections_max,
+            header_read_timeout_ms: self.header_read_timeout_ms,
         };
         self.apply_mcp(&mut settings.mcp);
         settings.credit_packs = match &self.config {

@@ -99,12 +99,8 @@ impl Application {
         self,
         stop: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let service = self
-            .router
-            .into_make_service_with_connect_info::<SocketAddr>();
-        axum::serve(self.listener, service)
-            .with_graceful_shutdown(stop)
-            .await
+        let limits = self.state.settings.connections;
+        crate::server::serve(self.listener, self.router, limits, stop).await
     }
 }
 
@@ -131,6 +127,7 @@ fn router(state: AppState, api: Router<AppState>) -> Router {
         .with_state(state);
     api.layer(
         ServiceBuilder::new()
+            .layer(axum::middleware::from_fn(middleware::sanitize_request_id))
             .layer(SetRequestIdLayer::x_request_id(MakeUuidV7))
             .layer(
                 TraceLayer::new_for_http()
@@ -161,16 +158,20 @@ fn router(state: AppState, api: Router<AppState>) -> Router {
 async fn open_ledger(settings: &LedgerSettings) -> Result<Ledger, StartupError> {
     let store = Store::connect(settings.database_url.expose_secret()).await?;
     let projector = Projector::new(store.clone()).await?;
-    if settings.run_projector {
+    let projector = settings.run_projector.then(|| {
         tracing::info!("projecting the ledger read models in this process");
-        manabi_projector::spawn(projector);
-    }
+        manabi_projector::spawn(projector)
+    });
     let biller = Biller::start(
         store.clone(),
         Arc::new(SystemClock),
         BillerConfig::for_store(&store),
     );
-    Ok(Ledger { store, biller })
+    Ok(Ledger {
+        store,
+        biller,
+        projector,
+    })
 }
 
 /// The `RateLimit-Policy` of each token bucket, in the IETF structured form (quota per

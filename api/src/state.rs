@@ -31,6 +31,8 @@ pub type KeyLimiter = DefaultKeyedRateLimiter<Uuid>;
 pub struct Ledger {
     pub store: Store,
     pub biller: Biller,
+    /// The projector task of this process, if it runs one (the embedded default).
+    pub projector: Option<manabi_projector::ProjectorHealth>,
 }
 
 /// The documents derived from the router's OpenAPI description, built once at start.

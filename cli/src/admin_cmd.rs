@@ -196,7 +196,12 @@ async fn execute(ledger: &LedgerOptions, command: AdminCommand) -> anyhow::Resul
 }
 
 async fn topup(operator: &Operator<'_>, args: TopupArgs) -> anyhow::Result<ExitCode> {
-    let points = Points::new(args.points).context("--points must be a positive integer")?;
+    let points = Points::new(args.points).with_context(|| {
+        format!(
+            "--points must be a whole number from 1 to {}",
+            manabi_ledger::account::EVENT_POINTS_MAX
+        )
+    })?;
     anyhow::ensure!(
         !args.idempotency_key.trim().is_empty(),
         "--idempotency-key is empty"

@@ -33,7 +33,7 @@ async fn project(args: ProjectorOptions) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     tracing::info!("projector following the ledger");
-    projector.run_until(shutdown_signal()).await;
+    projector.run_until(shutdown_signal()).await?;
     Ok(ExitCode::SUCCESS)
 }
 

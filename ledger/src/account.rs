@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use manabi_schemas::events::{
-    AccountOpened, ApiKeyIssued, ApiKeyRevoked, CallCharged, CapScope, CreditKind, DailyCapChanged,
-    LedgerEvent, PointsCredited, Transport,
+    AccountOpened, ApiKeyIssued, ApiKeyRevoked, CallCharged, CapScope, ChargeIdempotency,
+    CreditKind, DailyCapChanged, LedgerEvent, PointsCredited, Transport,
 };
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -17,15 +17,27 @@ use crate::api_key::{ApiKey, SecretHash};
 pub const KEY_DAILY_CALLS_DEFAULT: u32 = 2_000;
 pub const ACCOUNT_DAILY_CALLS_DEFAULT: u32 = 5_000;
 /// Bumped whenever [`Account`]'s serialized shape changes; older snapshots are ignored.
-pub const SNAPSHOT_FORMAT: i32 = 1;
+pub const SNAPSHOT_FORMAT: i32 = 2;
+/// How long an `Idempotency-Key` is remembered: charges of this UTC day and the one
+/// before, so at least 24 hours.
+pub const IDEMPOTENCY_DAYS_KEPT: u64 = 1;
 
-/// A positive number of points.
+/// The most points one event may move: a top-up of ¥100,000,000 or a price that high.
+pub const EVENT_POINTS_MAX: i64 = 100_000_000;
+/// The most points an account may hold: ¥1,000,000,000,000. Far below `i64::MAX`, so no
+/// sum of a balance and one event can overflow, and below 2^53, so every read model
+/// (including a SQLite REAL) holds it exactly.
+pub const BALANCE_POINTS_MAX: i64 = 1_000_000_000_000;
+
+/// A positive number of points, at most [`EVENT_POINTS_MAX`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Points(i64);
 
 impl Points {
     pub fn new(points: i64) -> Option<Self> {
-        (points > 0).then_some(Points(points))
+        (1..=EVENT_POINTS_MAX)
+            .contains(&points)
+            .then_some(Points(points))
     }
 
     pub fn get(self) -> i64 {
@@ -94,6 +106,19 @@ pub struct Account {
     pub daily_calls_cap: u32,
     pub keys: BTreeMap<Uuid, KeyState>,
     pub usage: DailyUsage,
+    /// Charges made with an `Idempotency-Key`, by key, while they are remembered.
+    #[serde(default)]
+    pub idempotent_charges: BTreeMap<String, KeyedCharge>,
+}
+
+/// A charge made with an `Idempotency-Key`: what a retry is answered with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyedCharge {
+    pub request_digest: String,
+    /// The stream version of the charge (its event is the invoice).
+    pub version: i64,
+    pub points: i64,
+    pub day: NaiveDate,
 }
 
 /// What a billed call asks for.
@@ -105,6 +130,7 @@ pub struct ChargeRequest {
     pub price_list_version: u32,
     pub request_id: String,
     pub transport: Transport,
+    pub idempotency: Option<ChargeIdempotency>,
 }
 
 /// Which daily cap was reached.
@@ -141,6 +167,13 @@ pub enum Refusal {
     /// charge was written: the answer must not say that nothing was charged.
     #[error("the outcome of the charge is not known: {reason}")]
     OutcomeUnknown { reason: String },
+    /// The same request was charged before under the same `Idempotency-Key`: answer it
+    /// with that charge (at `version` of the stream), charge nothing now.
+    #[error("already charged under this idempotency key")]
+    AlreadyCharged { version: i64, points: i64 },
+    /// The `Idempotency-Key` was used for a different request.
+    #[error("the idempotency key was used for a different request")]
+    IdempotencyKeyReused,
 }
 
 impl Refusal {
@@ -149,7 +182,11 @@ impl Refusal {
     pub fn may_be_stale(&self) -> bool {
         !matches!(
             self,
-            Refusal::LedgerUnavailable { .. } | Refusal::Abandoned | Refusal::OutcomeUnknown { .. }
+            Refusal::LedgerUnavailable { .. }
+                | Refusal::Abandoned
+                | Refusal::OutcomeUnknown { .. }
+                | Refusal::AlreadyCharged { .. }
+                | Refusal::IdempotencyKeyReused
         )
     }
 }
@@ -165,6 +202,11 @@ pub enum CommandError {
     KeyNotFound(Uuid),
     #[error("key {0} is already revoked")]
     KeyAlreadyRevoked(Uuid),
+    #[error(
+        "crediting {points} points to a balance of {balance} would pass the most an \
+         account may hold ({BALANCE_POINTS_MAX})"
+    )]
+    BalanceLimit { balance: i64, points: i64 },
 }
 
 impl Account {
@@ -178,6 +220,7 @@ impl Account {
             daily_calls_cap: ACCOUNT_DAILY_CALLS_DEFAULT,
             keys: BTreeMap::new(),
             usage: DailyUsage::default(),
+            idempotent_charges: BTreeMap::new(),
         }
     }
 
@@ -191,7 +234,11 @@ impl Account {
         self.version = version;
         match event {
             LedgerEvent::AccountOpened(e) => self.email.clone_from(&e.email),
-            LedgerEvent::PointsCredited(e) => self.balance += e.points,
+            LedgerEvent::PointsCredited(e) => {
+                // Bounded by `decide_credit`; a stored event past the bounds (written
+                // before they existed) saturates instead of wrapping the balance.
+                self.balance = self.balance.saturating_add(e.points);
+            }
             LedgerEvent::ApiKeyIssued(e) => {
                 self.keys.insert(e.key_id, KeyState::issued(e));
             }
@@ -202,9 +249,30 @@ impl Account {
             }
             LedgerEvent::DailyCapChanged(e) => self.apply_cap(e),
             LedgerEvent::CallCharged(e) => {
-                self.balance -= e.points;
+                self.balance = self.balance.saturating_sub(e.points);
                 self.usage.tick(e.day, e.key_id);
+                self.remember_idempotent(e, version);
             }
+        }
+    }
+
+    /// Keeps the charge's `Idempotency-Key`, and forgets those of older days.
+    fn remember_idempotent(&mut self, charge: &CallCharged, version: i64) {
+        if let Some(oldest) = charge
+            .day
+            .checked_sub_days(Days::new(IDEMPOTENCY_DAYS_KEPT))
+        {
+            self.idempotent_charges.retain(|_, kept| kept.day >= oldest);
+        }
+        if let Some(idempotency) = &charge.idempotency {
+            let kept = KeyedCharge {
+                request_digest: idempotency.request_digest.clone(),
+                version,
+                points: charge.points,
+                day: charge.day,
+            };
+            self.idempotent_charges
+                .insert(idempotency.key.clone(), kept);
         }
     }
 
@@ -238,6 +306,18 @@ impl Account {
     ) -> Result<LedgerEvent, Refusal> {
         let key = self.keys.get(&key_id).ok_or(Refusal::UnknownKey)?;
         key.check_live(now)?;
+        if let Some(idempotency) = &request.idempotency
+            && let Some(kept) = self.idempotent_charges.get(&idempotency.key)
+        {
+            return Err(if kept.request_digest == idempotency.request_digest {
+                Refusal::AlreadyCharged {
+                    version: kept.version,
+                    points: kept.points,
+                }
+            } else {
+                Refusal::IdempotencyKeyReused
+            });
+        }
         let day = now.date_naive();
         let retry_after_secs = seconds_until_next_day(now);
         if self.usage.key_calls_on(day, key_id) >= key.daily_calls_cap {
@@ -269,6 +349,7 @@ impl Account {
             day,
             request_id: request.request_id.clone(),
             transport: request.transport,
+            idempotency: request.idempotency.clone(),
         }))
     }
 
@@ -297,6 +378,13 @@ impl Account {
         idempotency_key: &str,
     ) -> Result<LedgerEvent, CommandError> {
         self.require_open()?;
+        let after = self.balance.checked_add(points.get());
+        if after.is_none_or(|after| after > BALANCE_POINTS_MAX) {
+            return Err(CommandError::BalanceLimit {
+                balance: self.balance,
+                points: points.get(),
+            });
+        }
         Ok(LedgerEvent::PointsCredited(PointsCredited {
             kind,
             points: points.get(),
@@ -413,7 +501,81 @@ mod tests {
             price_list_version: 1,
             request_id: "req".into(),
             transport: Transport::Rest,
+            idempotency: None,
         }
+    }
+
+    #[test]
+    fn a_retry_under_the_same_idempotency_key_is_answered_with_the_first_charge() {
+        let now = at(12, 0);
+        let (mut account, key) = account(10, None);
+        let keyed = |digest: &str| ChargeRequest {
+            idempotency: Some(ChargeIdempotency {
+                key: "retry-1".into(),
+                request_digest: digest.into(),
+            }),
+            ..request(3)
+        };
+        let event = account
+            .decide_charge(key.key_id, &keyed("a"), now)
+            .expect("charged");
+        let version = account.version + 1;
+        account.apply(&event, version);
+        assert_eq!(account.balance, 7);
+        assert_eq!(
+            account.decide_charge(key.key_id, &keyed("a"), now),
+            Err(Refusal::AlreadyCharged { version, points: 3 })
+        );
+        assert_eq!(
+            account.decide_charge(key.key_id, &keyed("b"), now),
+            Err(Refusal::IdempotencyKeyReused)
+        );
+        // Two days later the key is forgotten.
+        let later = now + Duration::days(2);
+        let other = account
+            .decide_charge(key.key_id, &request(1), later)
+            .expect("charged");
+        account.apply(&other, account.version + 1);
+        assert!(
+            account
+                .decide_charge(key.key_id, &keyed("b"), later)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn points_are_bounded_per_event_and_per_balance() {
+        assert!(Points::new(EVENT_POINTS_MAX).is_some());
+        assert!(Points::new(EVENT_POINTS_MAX + 1).is_none());
+        assert!(Points::new(9_223_372_036_854_775_000).is_none());
+        assert!(Points::new(0).is_none());
+        let (mut account, _) = account(BALANCE_POINTS_MAX - 10, None);
+        let ten = Points::new(10).expect("in range");
+        let credit = account
+            .decide_credit(CreditKind::Grant, ten, "k1")
+            .expect("up to the maximum");
+        account.apply(&credit, account.version + 1);
+        assert_eq!(account.balance, BALANCE_POINTS_MAX);
+        let one = Points::new(1).expect("in range");
+        assert_eq!(
+            account.decide_credit(CreditKind::Grant, one, "k2"),
+            Err(CommandError::BalanceLimit {
+                balance: BALANCE_POINTS_MAX,
+                points: 1
+            })
+        );
+    }
+
+    #[test]
+    fn a_stored_event_past_the_bounds_saturates_instead_of_wrapping() {
+        let (mut account, _) = account(10_000, None);
+        let huge = LedgerEvent::PointsCredited(PointsCredited {
+            kind: CreditKind::Grant,
+            points: i64::MAX,
+            idempotency_key: "legacy".into(),
+        });
+        account.apply(&huge, account.version + 1);
+        assert_eq!(account.balance, i64::MAX);
     }
 
     /// An open account with `balance` points and one key that expires at `expires_at`.

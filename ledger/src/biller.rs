@@ -441,6 +441,16 @@ impl Writer {
                     });
                     commands.push(command.0);
                 }
+                // The same request under the same idempotency key, staged earlier in this
+                // very batch: answer it once that charge has committed (or, should the
+                // batch fail, decide it afresh).
+                Err(Refusal::AlreadyCharged { version, .. })
+                    if originals
+                        .get(&account.id)
+                        .is_some_and(|original: &Account| version > original.version) =>
+                {
+                    carried.push(job);
+                }
                 Err(refusal) if refusal.may_be_stale() && job.stage != Stage::CaughtUp => {
                     carried.push(ChargeJob {
                         stage: Stage::NeedsCatchUp,

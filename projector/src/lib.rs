@@ -8,6 +8,7 @@ mod sql;
 pub mod verify;
 
 use std::future::Future;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use manabi_ledger::{EventStore, Position, Store, StoreError};
@@ -62,12 +63,14 @@ impl Projector {
     /// work is thrown away and done again from the new checkpoint.
     #[tracing::instrument(skip(self))]
     pub async fn run_once(&self) -> Result<usize, ProjectorError> {
+        self.run_batch(self.batch_events_max).await
+    }
+
+    /// Projects at most `events_max` events after the checkpoint, in one transaction.
+    async fn run_batch(&self, events_max: u32) -> Result<usize, ProjectorError> {
         loop {
             let after = checkpoint(&self.store).await?;
-            let events = self
-                .store
-                .read_all_after(after, self.batch_events_max)
-                .await?;
+            let events = self.store.read_all_after(after, events_max).await?;
             let Some(last) = events.last().map(|e| e.position) else {
                 return Ok(0);
             };
@@ -118,15 +121,21 @@ impl Projector {
         }
     }
 
-    /// Follows the ledger until `shutdown` completes.
-    pub async fn run_until(&self, shutdown: impl Future<Output = ()>) {
+    /// Follows the ledger until `shutdown` completes, or until an event cannot be
+    /// projected; then says which.
+    pub async fn run_until(&self, shutdown: impl Future<Output = ()>) -> Result<(), Stopped> {
         tokio::select! {
-            () = self.follow() => {}
-            () = shutdown => {}
+            stopped = self.follow() => Err(stopped),
+            () = shutdown => Ok(()),
         }
     }
 
-    async fn follow(&self) {
+    /// Projects until an event cannot be. A failing batch is retried one event at a
+    /// time: a lost connection is retried after a pause, but an event the read models
+    /// refuse whatever the retry (a value out of range, a constraint) stops the
+    /// projector with that event named, instead of being retried forever while every
+    /// account's invoice lines and statements freeze behind it.
+    async fn follow(&self) -> Stopped {
         loop {
             // Only a full batch means more is waiting: after a partial one, let events
             // gather, so that under load each commit (an fsync, and on SQLite a turn of
@@ -134,22 +143,99 @@ impl Projector {
             let pause_ms = match self.run_once().await {
                 Ok(n) if n >= self.batch_events_max as usize => 0,
                 Ok(_) => IDLE_POLL_MS,
-                Err(error) => {
-                    tracing::error!(%error, "projector batch failed; retrying");
+                Err(error) if is_transient(&error) => {
+                    tracing::warn!(%error, "projector batch failed; retrying");
                     ERROR_BACKOFF_MS
                 }
+                Err(batch_error) => match self.run_batch(1).await {
+                    Ok(_) => 0,
+                    Err(error) if is_transient(&error) => ERROR_BACKOFF_MS,
+                    Err(error) => return self.stopped_by(&error, &batch_error).await,
+                },
             };
             if pause_ms > 0 {
                 tokio::time::sleep(Duration::from_millis(pause_ms)).await;
             }
         }
     }
+
+    async fn stopped_by(&self, error: &ProjectorError, batch_error: &ProjectorError) -> Stopped {
+        let next = match checkpoint(&self.store).await {
+            Ok(after) => self.store.read_all_after(after, 1).await.ok(),
+            Err(_) => None,
+        };
+        let reason = match next.and_then(|events| events.into_iter().next()) {
+            Some(event) => format!(
+                "event {} ({}, stream {}, position {:?}) cannot be projected: {error}",
+                event.id,
+                event.event.event_type(),
+                event.stream,
+                event.position,
+            ),
+            None => format!("a batch cannot be projected: {batch_error}"),
+        };
+        tracing::error!(reason, "the read-model projector stopped");
+        Stopped { reason }
+    }
+}
+
+/// Why the projector stopped following the ledger.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the read-model projector stopped: {reason}")]
+pub struct Stopped {
+    pub reason: String,
+}
+
+/// Whether the projector task of this process still follows the ledger.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectorHealth(Arc<OnceLock<Stopped>>);
+
+impl ProjectorHealth {
+    /// `None` while projecting; why it stopped otherwise.
+    pub fn stopped(&self) -> Option<&Stopped> {
+        self.0.get()
+    }
 }
 
 /// Runs the projector as a task of the current runtime (`manabi serve` on the embedded
-/// default). Abort the handle to stop it; an interrupted batch is rolled back whole.
-pub fn spawn(projector: Projector) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move { projector.follow().await })
+/// default); an interrupted batch is rolled back whole. The health says if it stops.
+pub fn spawn(projector: Projector) -> ProjectorHealth {
+    let health = ProjectorHealth::default();
+    let recorded = health.clone();
+    tokio::spawn(async move {
+        let stopped = projector.follow().await;
+        let _ = recorded.0.set(stopped);
+    });
+    health
+}
+
+/// Errors a retry may cure: the database was unreachable or busy, the data not wrong.
+fn is_transient(error: &ProjectorError) -> bool {
+    let sqlx_error = match error {
+        ProjectorError::Database(error) | ProjectorError::Store(StoreError::Database(error)) => {
+            error
+        }
+        _ => return false,
+    };
+    match sqlx_error {
+        sqlx::Error::Io(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_) => true,
+        // SQLSTATE classes a retry may cure: connection exceptions (08), transaction
+        // rollbacks such as deadlocks (40), insufficient resources (53), operator
+        // intervention such as a shutdown (57); SQLite's busy and locked codes (5, 6).
+        sqlx::Error::Database(database) => database.code().is_some_and(|code| {
+            ["08", "40", "53", "57"]
+                .iter()
+                .any(|class| code.starts_with(class))
+                || code == "5"
+                || code == "6"
+        }),
+        _ => false,
+    }
 }
 
 async fn migrate(store: &Store) -> Result<(), ProjectorError> {

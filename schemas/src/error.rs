@@ -43,6 +43,7 @@ error_codes! {
     NotInSample => 404, "NOT_IN_SAMPLE", "This entry exists but is not part of the keyless evaluation sample; use an API key for the full dataset.";
     MethodNotAllowed => 405, "METHOD_NOT_ALLOWED", "This method is not allowed on this path.";
     NotAcceptable => 406, "NOT_ACCEPTABLE", "The requested media type cannot be produced.";
+    IdempotencyKeyReused => 409, "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used for a different request; nothing was charged.";
     PayloadTooLarge => 413, "PAYLOAD_TOO_LARGE", "The request body is too large.";
     UriTooLong => 414, "URI_TOO_LONG", "The request URI is too long.";
     UnsupportedMediaType => 415, "UNSUPPORTED_MEDIA_TYPE", "The request body has an unsupported media type.";

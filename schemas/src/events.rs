@@ -91,6 +91,18 @@ pub struct CallCharged {
     pub day: NaiveDate,
     pub request_id: String,
     pub transport: Transport,
+    /// The caller's `Idempotency-Key`, when it sent one, with a digest of the request it
+    /// named: a retry of that request is answered with this charge instead of a new one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency: Option<ChargeIdempotency>,
+}
+
+/// An `Idempotency-Key` and the request it was first used for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChargeIdempotency {
+    pub key: String,
+    /// SHA-256 (hex) of the operation, the entry and the parameters.
+    pub request_digest: String,
 }
 
 /// Every event the ledger records.
@@ -225,6 +237,7 @@ mod tests {
                 day: NaiveDate::from_ymd_opt(2026, 1, 2).expect("valid date"),
                 request_id: "r1".into(),
                 transport: Transport::Mcp,
+                idempotency: None,
             }),
         ];
         for event in events {

@@ -126,6 +126,7 @@ pub fn read_request(n: usize) -> manabi_ledger::ChargeRequest {
         price_list_version: 1,
         request_id: format!("req-{n}"),
         transport: manabi_schemas::events::Transport::Rest,
+        idempotency: None,
     }
 }
 

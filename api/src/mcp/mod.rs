@@ -10,6 +10,7 @@
 mod arguments;
 mod auth;
 mod catalogue;
+mod jsonrpc;
 mod outcome;
 mod server;
 
@@ -44,6 +45,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         transport_config(&state.settings.mcp),
     );
     let endpoint = post_service(service)
+        .route_layer(axum::middleware::from_fn(jsonrpc::guard))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::require_key,

@@ -81,7 +81,8 @@ impl ServerHandler for ManabiTools {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let call = ToolCall::parse(&request.name, request.arguments)?;
+        let arguments = request.arguments.unwrap_or_default();
+        let call = ToolCall::parse(&request.name, Some(arguments.clone()))?;
         let Some(billed) = billed_call(&context) else {
             // The HTTP gate already refuses keyless requests; this keeps a tool from ever
             // serving the keyless sample should the handler be reached another way.
@@ -89,6 +90,7 @@ impl ServerHandler for ManabiTools {
         };
         let state = &self.state;
         let (operation, resource_id) = call.operation();
+        let billed = billed.with_arguments(&arguments);
         let outcome = serve_call(state, billed, operation, resource_id, |caller| {
             call.read(state, caller)
         })

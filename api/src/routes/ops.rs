@@ -35,6 +35,10 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
             .retry_after(1)
             .into_response();
     }
+    let stopped = state.ledger.projector.as_ref().and_then(|p| p.stopped());
+    if let Some(stopped) = stopped {
+        return ApiError::with_message(ErrorCode::Unavailable, stopped.to_string()).into_response();
+    }
     let Ok(catalog) = state.catalog() else {
         let message = match state.load_error() {
             Some(reason) => format!("the dataset failed to load: {reason}"),

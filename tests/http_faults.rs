@@ -1,0 +1,152 @@
+//! Faults against the real binary: clients that hold connections open without sending a
+//! request, slowloris headers, a flood of silent sockets, bodies on GETs, unusable
+//! request ids. Each must cost the server a bounded time and never take it down.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use manabi_tests::{TestApp, spawn_binary_with};
+
+fn socket_address(app: &TestApp) -> String {
+    app.address.trim_start_matches("http://").to_owned()
+}
+
+/// Reads until the server closes the connection; how long that took.
+fn time_until_closed(mut stream: TcpStream, limit: Duration) -> Duration {
+    stream.set_read_timeout(Some(limit)).expect("read timeout");
+    let started = Instant::now();
+    let mut buffer = [0_u8; 4096];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) => return started.elapsed(),
+            Ok(_) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::ConnectionReset => {
+                return started.elapsed();
+            }
+            Err(error) => panic!("the server kept the connection open: {error}"),
+        }
+    }
+}
+
+/// Headers sent byte by byte, and a keep-alive connection that falls silent, are both
+/// closed once the header-read timeout passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_headers_and_silent_connections_are_closed() {
+    let app = spawn_binary_with(&[("MANABI_HEADER_READ_TIMEOUT_MS", "500")]).await;
+    let address = socket_address(&app);
+    let limit = Duration::from_secs(5);
+
+    let mut slow = TcpStream::connect(&address).expect("connect");
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .expect("partial headers");
+    let closed_after = tokio::task::spawn_blocking(move || time_until_closed(slow, limit))
+        .await
+        .expect("reader");
+    assert!(closed_after < Duration::from_secs(3), "{closed_after:?}");
+
+    let mut idle = TcpStream::connect(&address).expect("connect");
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .expect("a request");
+    let closed_after = tokio::task::spawn_blocking(move || time_until_closed(idle, limit))
+        .await
+        .expect("reader");
+    assert!(closed_after < Duration::from_secs(3), "{closed_after:?}");
+}
+
+/// Silent sockets up to the connection limit do not make the server unreachable for
+/// longer than the header-read timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_silent_sockets_is_shed() {
+    let app = spawn_binary_with(&[
+        ("MANABI_HEADER_READ_TIMEOUT_MS", "500"),
+        ("MANABI_CONNECTIONS_MAX", "8"),
+    ])
+    .await;
+    let address = socket_address(&app);
+    // Eight are accepted and held until their headers time out; the rest wait in the
+    // kernel's backlog, in front of the real request.
+    let silent: Vec<TcpStream> = (0..20)
+        .map(|_| TcpStream::connect(&address).expect("connect"))
+        .collect();
+    // A client of its own: the test app's keeps a connection from the readiness wait.
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client");
+    let started = Instant::now();
+    let request = client.get(format!("{}/healthz", app.address)).send();
+    let response = tokio::time::timeout(Duration::from_secs(10), request)
+        .await
+        .expect("answered while silent sockets are open")
+        .expect("sent");
+    assert_eq!(response.status(), 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(silent);
+}
+
+/// A body on a GET, chunked or not, is refused in the envelope.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_get_with_a_body_is_refused() {
+    let app = spawn_binary_with(&[]).await;
+    let address = socket_address(&app);
+    let answers = tokio::task::spawn_blocking(move || {
+        let mut chunk = format!("{:x}\r\n", 1 << 20).into_bytes();
+        chunk.extend(vec![b'x'; 1 << 20]);
+        chunk.extend(b"\r\n");
+        let requests: [Vec<u8>; 2] = [
+            [
+                b"GET /api/v1/worlds HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    .to_vec(),
+                chunk,
+                b"0\r\n\r\n".to_vec(),
+            ]
+            .concat(),
+            b"GET /api/v1/worlds HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello".to_vec(),
+        ];
+        requests.map(|request| {
+            let mut stream = TcpStream::connect(&address).expect("connect");
+            stream
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .expect("timeout");
+            // The server may answer before the whole body is sent.
+            let _ = stream.write_all(&request);
+            let mut answer = Vec::new();
+            let _ = stream.read_to_end(&mut answer);
+            String::from_utf8_lossy(&answer).into_owned()
+        })
+    })
+    .await
+    .expect("requests");
+    for answer in answers {
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+        assert!(answer.contains("MALFORMED_REQUEST"), "{answer}");
+    }
+}
+
+/// A caller's request id is kept only when short and plain; otherwise the server makes
+/// its own, and the answer says which.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unusable_request_ids_are_replaced() {
+    let app = spawn_binary_with(&[]).await;
+    let sent = |id: &[u8]| {
+        let value = reqwest::header::HeaderValue::from_bytes(id).expect("a header value");
+        app.client
+            .get(format!("{}/api/v1", app.address))
+            .header("x-request-id", value)
+            .send()
+    };
+    let kept = sent(b"order-42.retry:1").await.expect("sent");
+    assert_eq!(kept.headers()["x-request-id"], "order-42.retry:1");
+    let long = "x".repeat(7_000);
+    for unusable in [long.as_bytes(), b"has space", "ü".as_bytes()] {
+        let response = sent(unusable).await.expect("sent");
+        let id = response.headers()["x-request-id"].as_bytes();
+        assert_ne!(id, unusable);
+        assert_eq!(id.len(), 36, "a UUID: {id:?}");
+    }
+}
