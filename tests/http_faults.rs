@@ -150,3 +150,81 @@ async fn unusable_request_ids_are_replaced() {
         assert_eq!(id.len(), 36, "a UUID: {id:?}");
     }
 }
+
+/// While PostgreSQL cannot be reached, keyed calls are refused with 503 and `Retry-After`
+/// in bounded time (the first within the pool's 5 s connection wait, the next at once)
+/// and `/readyz` says so within its 1 s probe; nothing is charged. Once the database is
+/// back, calls succeed again without a restart, and the ledger holds exactly the
+/// answered calls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_unreachable_fails_fast_and_recovers_without_a_restart() {
+    use manabi_tests::ledger::{Backend, fresh_db};
+    use manabi_tests::proxy::TcpProxy;
+
+    let db = fresh_db(Backend::Postgres).await;
+    let (head, tail) = db.url.split_once('@').expect("user@host");
+    let (host, path) = tail.split_once('/').expect("host/db");
+    let proxy = TcpProxy::start(host).await;
+    let proxied = format!("{head}@{}/{path}", proxy.address);
+    let app = spawn_binary_with(&[
+        ("MANABI_DATABASE_URL", proxied.as_str()),
+        ("MANABI_KEY_RATE_PER_SEC", "0"),
+        ("MANABI_RUN_PROJECTOR", "false"),
+    ])
+    .await;
+    let (_, _, key) = manabi_tests::funded_key(&db.url, 100);
+    let keyed = |path: &'static str| {
+        app.client
+            .get(format!("{}{path}", app.address))
+            .header("x-api-key", &key)
+            .send()
+    };
+    let read = "/api/v1/learnables/vocab-sake";
+    let mut answered = 0;
+    assert_eq!(keyed(read).await.expect("sent").status(), 200);
+    answered += 1;
+
+    proxy.stop();
+    for attempt in 0..3 {
+        let started = Instant::now();
+        let response = keyed(read).await.expect("sent");
+        let waited = started.elapsed();
+        assert_eq!(response.status(), 503, "attempt {attempt}");
+        assert!(response.headers().contains_key("retry-after"));
+        let bound = if attempt == 0 { 7_000 } else { 1_500 };
+        assert!(
+            waited < Duration::from_millis(bound),
+            "attempt {attempt}: {waited:?}"
+        );
+        let body: serde_json::Value = response.json().await.expect("JSON");
+        assert_eq!(body["error"]["code"], "SERVICE_UNAVAILABLE", "{body}");
+    }
+    let started = Instant::now();
+    assert_eq!(app.get("/readyz").await.status(), 503);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+
+    proxy.resume().await;
+    let started = Instant::now();
+    loop {
+        let status = keyed(read).await.expect("sent").status();
+        if status == 200 {
+            answered += 1;
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "not recovered: {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(app.get("/readyz").await.status(), 200);
+    let account = keyed("/api/v1/account").await.expect("sent");
+    let account: serde_json::Value = account.json().await.expect("JSON");
+    assert_eq!(account["data"]["balance"], 100 - answered, "{account}");
+    let report = manabi_tests::admin(&db.url, &["ledger", "verify", "--catch-up"]);
+    assert_eq!(report["ok"], true, "{report}");
+}

@@ -30,6 +30,7 @@ use uuid::Uuid;
 use crate::account::{Account, ChargeRequest, Refusal};
 use crate::api_key::ApiKey;
 use crate::clock::Clock;
+use crate::health::LedgerHealth;
 use crate::repository::{SNAPSHOT_EVERY_EVENTS, catch_up, load_account, save_snapshot};
 use crate::store::{
     AppendCommand, BatchResult, EventStore, ExpectedVersion, NewEvent, Store, StoreError,
@@ -134,6 +135,7 @@ pub struct Biller {
     jobs: mpsc::Sender<Job>,
     published: Arc<Published>,
     clock: Arc<dyn Clock>,
+    health: Arc<LedgerHealth>,
 }
 
 /// The writer's latest view of each cached account, for lock-free-ish authentication.
@@ -192,7 +194,9 @@ impl Biller {
     pub fn start(store: Store, clock: Arc<dyn Clock>, config: BillerConfig) -> Self {
         let (sender, receiver) = mpsc::channel(config.queue_jobs_max);
         let published = Arc::new(Published::default());
+        let health = Arc::new(LedgerHealth::default());
         let writer = Writer {
+            health: health.clone(),
             store,
             clock: clock.clone(),
             config,
@@ -209,7 +213,13 @@ impl Biller {
             jobs: sender,
             published,
             clock,
+            health,
         }
+    }
+
+    /// Whether the database answered lately: `Err(reason)` while calls fail fast.
+    pub fn health(&self) -> &LedgerHealth {
+        &self.health
     }
 
     /// Identifies the caller of `raw_key` from the cached account, in constant time. A key
@@ -264,6 +274,7 @@ impl Biller {
         request: ChargeRequest,
         ticket: ChargeTicket,
     ) -> Result<Receipt, Refusal> {
+        self.health.check().map_err(unavailable)?;
         let (reply, answer) = oneshot::channel();
         let job = ChargeJob {
             caller: *caller,
@@ -284,6 +295,7 @@ impl Biller {
 
     /// The account caught up with its stream (None when it was never opened).
     pub async fn account(&self, account_id: Uuid) -> Result<Option<Arc<Account>>, Refusal> {
+        self.health.check().map_err(unavailable)?;
         let (reply, answer) = oneshot::channel();
         self.jobs
             .send(Job::Refresh { account_id, reply })
@@ -302,6 +314,7 @@ impl Biller {
 }
 
 struct Writer {
+    health: Arc<LedgerHealth>,
     store: Store,
     clock: Arc<dyn Clock>,
     config: BillerConfig,
@@ -403,6 +416,20 @@ impl Writer {
     /// One round: catch up where needed, decide, launch the append. Returns the charges
     /// to decide again in the next round.
     async fn process(&mut self, jobs: Vec<Job>) -> Vec<ChargeJob> {
+        if let Err(reason) = self.health.check() {
+            // Nothing is tried while the database is down: each job hears it at once.
+            for job in jobs {
+                match job {
+                    Job::Charge(charge) => {
+                        let _ = charge.reply.send(Err(unavailable(&reason)));
+                    }
+                    Job::Refresh { reply, .. } => {
+                        let _ = reply.send(Err(reason.clone()));
+                    }
+                }
+            }
+            return Vec::new();
+        }
         let mut charges = Vec::new();
         let mut refreshed = HashSet::new();
         for job in jobs {
@@ -508,12 +535,17 @@ impl Writer {
         refreshed: &mut HashSet<Uuid>,
     ) -> Result<Option<Arc<Account>>, crate::store::StoreError> {
         if refreshed.insert(account_id) {
+            self.health.check().map_err(StoreError::Unavailable)?;
             match self.accounts.get_mut(&account_id) {
                 Some(account) => {
-                    catch_up(&self.store, account).await?;
+                    let caught_up = catch_up(&self.store, account).await;
+                    self.health.record(&caught_up);
+                    caught_up?;
                 }
                 None => {
-                    let account = load_account(&self.store, account_id).await?;
+                    let loaded = load_account(&self.store, account_id).await;
+                    self.health.record(&loaded);
+                    let account = loaded?;
                     self.snapshot_versions.insert(account_id, account.version);
                     if account.is_open() {
                         self.evict_if_full();
@@ -544,6 +576,7 @@ impl Writer {
         );
         let touched: Vec<Uuid> = originals.keys().copied().collect();
         self.answered_last = staged.len();
+        self.health.record(&appended);
         let mut carried = Vec::new();
         match appended {
             Ok(results) => {
@@ -565,6 +598,15 @@ impl Writer {
                     if conflicted.contains(&account_id) {
                         self.accounts.insert(account_id, original);
                     }
+                }
+            }
+            Err(error) if error.is_before_write() => {
+                tracing::error!(%error, "ledger batch not written");
+                for staged in staged {
+                    let _ = staged.job.reply.send(Err(unavailable(&error)));
+                }
+                for (account_id, original) in originals {
+                    self.accounts.insert(account_id, original);
                 }
             }
             Err(error) => {

@@ -6,6 +6,7 @@ pub mod account;
 pub mod api_key;
 pub mod biller;
 pub mod clock;
+pub mod health;
 pub mod operator;
 pub mod repository;
 pub mod store;

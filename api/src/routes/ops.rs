@@ -1,5 +1,7 @@
 //! Operators' endpoints, outside the API description: liveness, readiness, metrics.
 
+use std::time::Duration;
+
 use axum::Router;
 use axum::extract::State;
 use axum::http::header;
@@ -12,6 +14,10 @@ use manabi_schemas::ErrorCode;
 use crate::answer::json_response;
 use crate::error::ApiError;
 use crate::state::AppState;
+
+/// How long `/readyz` waits for the ledger to answer its probe, in milliseconds: a load
+/// balancer hears "not ready" promptly, not a hang.
+const READYZ_PROBE_MS: u64 = 1_000;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -28,10 +34,24 @@ pub async fn healthz() -> Response {
 /// `GET /readyz`: 200 once the ledger answers a read and the dataset is loaded; 503 with
 /// the reason before (a dataset still loading is expected at start, so not an error).
 pub async fn readyz(State(state): State<AppState>) -> Response {
+    if let Err(reason) = state.ledger.biller.health().check() {
+        return ApiError::with_message(ErrorCode::Unavailable, reason)
+            .retry_after(1)
+            .into_response();
+    }
     let probe = StreamName::new("readyz-probe");
-    if let Err(error) = state.ledger.store.read_stream(&probe, 0, 1).await {
-        tracing::warn!(%error, "readiness: the ledger does not answer");
-        return ApiError::with_message(ErrorCode::Unavailable, "the ledger does not answer")
+    let wait = Duration::from_millis(READYZ_PROBE_MS);
+    let answered = tokio::time::timeout(wait, state.ledger.store.read_stream(&probe, 0, 1)).await;
+    let failure = match answered {
+        Ok(Ok(_)) => None,
+        Ok(Err(error)) => Some(format!("the ledger does not answer: {error}")),
+        Err(_) => Some(format!(
+            "the ledger did not answer within {READYZ_PROBE_MS} ms"
+        )),
+    };
+    if let Some(reason) = failure {
+        tracing::warn!(reason, "readiness");
+        return ApiError::with_message(ErrorCode::Unavailable, reason)
             .retry_after(1)
             .into_response();
     }

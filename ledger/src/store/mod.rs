@@ -176,6 +176,37 @@ pub enum StoreError {
     Json(#[from] serde_json::Error),
     #[error("unsupported database URL {0:?}: use sqlite://… or postgres://…")]
     UnsupportedUrl(String),
+    /// Not tried: the database failed to answer a moment ago (see `health`).
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+impl StoreError {
+    /// The database could not be reached (no connection to be had, or one lost).
+    pub fn is_unreachable(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Database(
+                sqlx::Error::Io(_)
+                    | sqlx::Error::PoolTimedOut
+                    | sqlx::Error::PoolClosed
+                    | sqlx::Error::WorkerCrashed
+                    | sqlx::Error::Tls(_)
+                    | sqlx::Error::Protocol(_)
+            )
+        ) || matches!(self, StoreError::Database(sqlx::Error::Database(error))
+            if error.code().is_some_and(|code| code.starts_with("08") || code.starts_with("57")))
+    }
+
+    /// The failure happened before anything was sent to the database, so nothing of the
+    /// call can have been written.
+    pub fn is_before_write(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Unavailable(_)
+                | StoreError::Database(sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed)
+        )
+    }
 }
 
 /// A folded aggregate state saved so a cold load replays only the tail.
