@@ -24,7 +24,21 @@ const DIFFERENCES_MAX: usize = 100;
 
 type AccountRow = (String, i64, i64);
 type KeyRow = (String, Option<String>, i64, Option<String>, i64);
-type ChargeRow = (String, String, i64, String);
+/// Every column of an invoice line but its id: account, key, operation, entry, points,
+/// price-list version, day, request id, transport, charged at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ChargeRow {
+    account_id: String,
+    key_id: String,
+    operation: String,
+    resource_id: Option<String>,
+    points: i64,
+    price_list_version: i64,
+    day: String,
+    request_id: String,
+    transport: String,
+    charged_at: String,
+}
 
 /// The read models reduced to what verify compares.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -50,6 +64,35 @@ pub struct VerifyReport {
     pub events_behind_checkpoint: u64,
     pub differences: Vec<String>,
 }
+
+impl VerifyReport {
+    /// Counts events the read models have not reached as a difference.
+    pub fn require_caught_up(&mut self) {
+        if self.events_behind_checkpoint > 0 {
+            self.differences.push(format!(
+                "the read models are {} event(s) behind the ledger after the catch-up; \
+                 those were not compared",
+                self.events_behind_checkpoint
+            ));
+            self.ok = false;
+        }
+    }
+}
+
+/// One row of `rm_charges` as read.
+type ChargeColumns = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    i64,
+    i64,
+    String,
+    String,
+    String,
+    String,
+);
 
 /// The replay's running state.
 #[derive(Default)]
@@ -132,7 +175,9 @@ impl Models {
                 }
             }
             LedgerEvent::DailyCapChanged(e) => self.fold_cap(&account, e),
-            LedgerEvent::CallCharged(e) => self.fold_charge(account, recorded.id, e),
+            LedgerEvent::CallCharged(e) => {
+                self.fold_charge(account, recorded.id, recorded.recorded_at, e);
+            }
         }
     }
 
@@ -152,7 +197,13 @@ impl Models {
         }
     }
 
-    fn fold_charge(&mut self, account: String, id: Uuid, e: &manabi_schemas::events::CallCharged) {
+    fn fold_charge(
+        &mut self,
+        account: String,
+        id: Uuid,
+        recorded_at: chrono::DateTime<chrono::Utc>,
+        e: &manabi_schemas::events::CallCharged,
+    ) {
         if let Some(row) = self.accounts.get_mut(&account) {
             row.1 -= e.points;
         }
@@ -164,7 +215,18 @@ impl Models {
             .entry((account.clone(), day(e.day)))
             .or_default();
         *usage = (usage.0 + 1, usage.1 + e.points);
-        let line = (account.clone(), key, e.points, day(e.day));
+        let line = ChargeRow {
+            account_id: account.clone(),
+            key_id: key,
+            operation: e.operation.clone(),
+            resource_id: e.resource_id.clone(),
+            points: e.points,
+            price_list_version: i64::from(e.price_list_version),
+            day: day(e.day),
+            request_id: e.request_id.clone(),
+            transport: e.transport.as_str().to_owned(),
+            charged_at: instant(recorded_at),
+        };
         self.charges.insert(id.to_string(), line);
         let totals = self
             .statements
@@ -199,8 +261,9 @@ impl Models {
         )?;
         let charges = fetch_all!(
             store,
-            (String, String, String, i64, String),
-            "SELECT invoice_id, account_id, key_id, points, day FROM rm_charges"
+            ChargeColumns,
+            "SELECT invoice_id, account_id, key_id, operation, resource_id, points, \
+             price_list_version, day, request_id, transport, charged_at FROM rm_charges"
         )?;
         let credits = fetch_all!(
             store,
@@ -232,7 +295,21 @@ impl Models {
                 .collect(),
             charges: charges
                 .into_iter()
-                .map(|(i, a, k, p, d)| (i, (a, k, p, d)))
+                .map(|(i, a, k, o, r, p, v, d, q, t, c)| {
+                    let row = ChargeRow {
+                        account_id: a,
+                        key_id: k,
+                        operation: o,
+                        resource_id: r,
+                        points: p,
+                        price_list_version: v,
+                        day: d,
+                        request_id: q,
+                        transport: t,
+                        charged_at: c,
+                    };
+                    (i, row)
+                })
                 .collect(),
             credits: credits.into_iter().map(|(i, a, p)| (i, (a, p))).collect(),
             statements: statements
