@@ -120,6 +120,21 @@ run() { # name url [lua]
             printf "%.2f", v }' "$work/$1.wrk" >"$work/$1.p$p"
     done
     grep -E 'Non-2xx|Socket errors' "$work/$1.wrk" >"$work/$1.errors" || true
+    # Answers wrk counted; 2xx ones are those less the non-2xx.
+    local total non2xx
+    total=$(awk '/requests in/ {print $1}' "$work/$1.wrk")
+    non2xx=$(awk '/Non-2xx/ {print $NF}' "$work/$1.wrk")
+    echo $((total - ${non2xx:-0})) >"$work/$1.ok"
+}
+
+# CallCharged events in the ledger at $ledger_url.
+count_charges() {
+    case $ledger_url in
+        sqlite://*) python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(
+            "SELECT count(*) FROM events WHERE event_type = '"'"'CallCharged'"'"'").fetchone()[0])' \
+            "${ledger_url#sqlite://}" ;;
+        *) psql "$pg_url" -tA -c "SELECT count(*) FROM $schema.events WHERE event_type = 'CallCharged'" ;;
+    esac
 }
 
 rss_of() { awk '/^VmHWM/ {print int($2 / 1024)}' "/proc/$1/status"; }
@@ -141,6 +156,18 @@ bench_backend() { # name
     run "$name-keyed" "$url" "$work/keys.lua"
     run "$name-keyless" "$url"
     rss_of "$server_pid" >"$work/$name.rss"
+    stop "$server_pid"
+    server_pid=
+    # Every 2xx keyed answer is one charge, plus the check above; requests still in
+    # flight when wrk stopped (at most one per connection) may be charged unanswered.
+    local charged answered
+    charged=$(count_charges)
+    answered=$(cat "$work/$name-keyed.ok")
+    echo "$charged charges for $answered 2xx keyed answers (+1 check)" >"$work/$name.charges"
+    if [ "$charged" -lt $((answered + 1)) ] || [ "$charged" -gt $((answered + 1 + connections)) ]; then
+        echo "FAILED: $name: $charged charges for $answered 2xx keyed answers" >&2
+        exit 1
+    fi
     charges=$(admin ledger verify --catch-up | json '["events_replayed"]')
     echo "$charges" >"$work/$name.events"
     stop "$server_pid" "$projector_pid"
@@ -244,4 +271,12 @@ for name, value, floor in goals:
     print(f"{name:36} {value:6.2f}  {'met' if value >= floor else 'MISSED'}")
 print(f"\nledger events after the runs: sqlite {read('sqlite.events')}, "
       f"postgres {read('postgres.events')} (ledger verify --catch-up passed)")
+for backend in ("sqlite", "postgres"):
+    print(f"{backend}: {read(backend + '.charges', '?')}")
 PY
+
+# A run with a failed answer measured something else than the read it names.
+if cat "$work"/*.errors 2>/dev/null | grep -q .; then
+    echo "FAILED: non-2xx answers or socket errors (listed under their rows above)" >&2
+    exit 1
+fi

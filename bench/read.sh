@@ -120,6 +120,7 @@ field_pct() {
         printf "%.2f", v }' "$work/$1.wrk"
 }
 errors() { awk '/Non-2xx|Socket errors/ {print}' "$work/$1.wrk"; }
+failed_runs=()
 
 run read "$read_url"
 run search "$search_url"
@@ -143,7 +144,10 @@ for name in $names nginx; do
         nginx) label="(c) nginx static, same body" ;;
     esac
     printf '%-34s %12s %10s %10s\n' "$label" "$(field_rps $name)" "$(field_pct $name 50)" "$(field_pct $name 99)"
-    errors "$name"
+    if [ -n "$(errors "$name")" ]; then
+        errors "$name"
+        failed_runs+=("$name")
+    fi
 done
 read_rps=$(field_rps read); search_rps=$(field_rps search); nginx_rps=$(field_rps nginx)
 read_p99=$(field_pct read 99)
@@ -163,3 +167,9 @@ print()
 for name, value, ok in goals:
     print(f"{name:28} {value:10.2f}  {'met' if ok else 'MISSED'}")
 PY
+
+# A run with a failed answer measured something else than the read it names.
+if [ ${#failed_runs[@]} -gt 0 ]; then
+    echo "FAILED: non-2xx answers or socket errors in: ${failed_runs[*]}" >&2
+    exit 1
+fi

@@ -228,3 +228,68 @@ async fn postgres_unreachable_fails_fast_and_recovers_without_a_restart() {
     let report = manabi_tests::admin(&db.url, &["ledger", "verify", "--catch-up"]);
     assert_eq!(report["ok"], true, "{report}");
 }
+
+/// `manabi serve` killed with SIGKILL under keyed load: every invoice a client received
+/// is in the ledger afterwards (an answer leaves only after its charge is durable), and
+/// the ledger verifies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_invoice_answered_before_a_kill_is_in_the_ledger() {
+    let db = manabi_tests::ledger::fresh_sqlite_db();
+    let mut app = spawn_binary_with(&[
+        ("MANABI_DATABASE_URL", db.url.as_str()),
+        ("MANABI_KEY_RATE_PER_SEC", "0"),
+    ])
+    .await;
+    let (_, _, key) = manabi_tests::funded_key(&db.url, 1_000_000);
+    let url = format!("{}/api/v1/learnables/vocab-sake", app.address);
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client");
+    let workers: Vec<_> = (0..16)
+        .map(|_| {
+            let (client, url, key) = (client.clone(), url.clone(), key.clone());
+            tokio::spawn(async move {
+                let mut invoices = Vec::new();
+                loop {
+                    let sent = client.get(&url).header("x-api-key", &key).send().await;
+                    let Ok(response) = sent else { break };
+                    let Ok(body) = response.json::<serde_json::Value>().await else {
+                        break;
+                    };
+                    if let Some(id) = body["billing"]["invoice_id"].as_str() {
+                        invoices.push(id.to_owned());
+                    }
+                }
+                invoices
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    app.kill();
+    let mut answered = Vec::new();
+    for worker in workers {
+        answered.extend(worker.await.expect("worker"));
+    }
+    assert!(answered.len() > 50, "load ran: {}", answered.len());
+
+    use sqlx::Connection;
+    let mut conn = sqlx::SqliteConnection::connect(&db.url)
+        .await
+        .expect("ledger");
+    let stored: std::collections::HashSet<String> =
+        sqlx::query_scalar("SELECT id FROM events WHERE event_type = 'CallCharged'")
+            .fetch_all(&mut conn)
+            .await
+            .expect("charges")
+            .into_iter()
+            .collect();
+    let missing: Vec<&String> = answered.iter().filter(|id| !stored.contains(*id)).collect();
+    assert!(
+        missing.is_empty(),
+        "{} answered invoices are not in the ledger",
+        missing.len()
+    );
+    let report = manabi_tests::admin(&db.url, &["ledger", "verify", "--catch-up"]);
+    assert_eq!(report["ok"], true, "{report}");
+}

@@ -238,6 +238,14 @@ fn client() -> reqwest::Client {
 }
 
 impl TestApp {
+    /// SIGKILL the server (a binary one), as a crash would.
+    pub fn kill(&mut self) {
+        if let Server::Binary(child) = &mut self.server {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
     pub async fn wait_ready(&self) {
         let started = Instant::now();
         while started.elapsed() < READY_TIMEOUT {
