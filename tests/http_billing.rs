@@ -43,33 +43,16 @@ impl Ledger {
 
     /// Runs `manabi admin …` on this ledger; its stdout is one JSON object.
     fn admin(&self, args: &[&str]) -> Value {
-        let output = Command::new(common::manabi_binary())
-            .arg("admin")
-            .args(args)
-            .env("MANABI_DATABASE_URL", &self.url)
-            .env("MANABI_LOG", "warn")
-            .output()
-            .expect("run manabi admin");
-        assert!(
-            output.status.success(),
-            "admin {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        serde_json::from_slice(&output.stdout).expect("admin prints JSON")
+        common::admin(&self.url, args)
     }
 
     /// An account with `points` and one key.
     fn funded(&self, points: i64) -> Funded {
-        let account = self.admin(&["account", "create", "--email", "buyer@example.com"]);
-        let account_id = text(&account["account_id"]);
-        if points > 0 {
-            self.top_up(&account_id, points, &format!("seed-{account_id}"));
-        }
-        let key = self.admin(&["key", "create", "--account", &account_id]);
+        let (account_id, key_id, api_key) = common::funded_key(&self.url, points);
         Funded {
             account_id,
-            key_id: text(&key["key_id"]),
-            api_key: text(&key["api_key"]),
+            key_id,
+            api_key,
         }
     }
 
@@ -132,9 +115,15 @@ async fn keyed_get(
     key: &str,
     path: &str,
 ) -> (u16, Value, reqwest::header::HeaderMap) {
-    let response = app
-        .client
-        .get(format!("{}{path}", app.address))
+    keyed_request(app.client.get(format!("{}{path}", app.address)), key).await
+}
+
+/// Sends `request` with the key in `X-API-Key`; the status, the body and the headers.
+async fn keyed_request(
+    request: reqwest::RequestBuilder,
+    key: &str,
+) -> (u16, Value, reqwest::header::HeaderMap) {
+    let response = request
         .header("x-api-key", key)
         .send()
         .await
@@ -626,16 +615,9 @@ async fn postgres_two_servers_mixed_prices_never_overdraw() {
 
 /// GET with the key and an `Idempotency-Key`.
 async fn keyed_get_once(app: &TestApp, key: &str, path: &str, once: &str) -> (u16, Value) {
-    let response = app
-        .client
-        .get(format!("{}{path}", app.address))
-        .header("x-api-key", key)
-        .header("idempotency-key", once)
-        .send()
-        .await
-        .expect("request sent");
-    let status = response.status().as_u16();
-    (status, response.json().await.expect("JSON body"))
+    let request = app.client.get(format!("{}{path}", app.address));
+    let (status, body, _) = keyed_request(request.header("idempotency-key", once), key).await;
+    (status, body)
 }
 
 /// A retry under the same `Idempotency-Key` is answered with the first charge and

@@ -5,8 +5,6 @@
 
 use manabi_tests as common;
 
-use std::process::{Command, Stdio};
-
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorCode, JsonObject, Tool};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
@@ -64,45 +62,12 @@ impl Fixture {
 
     /// `manabi admin …` on this server's ledger; its one JSON object.
     fn admin(&self, args: &[&str]) -> Value {
-        let output = Command::new(manabi_tests::manabi_binary())
-            .arg("admin")
-            .args(args)
-            .env("MANABI_DATABASE_URL", &self.database_url)
-            .env("MANABI_LOG", "warn")
-            .stdin(Stdio::null())
-            .output()
-            .expect("admin runs");
-        assert!(
-            output.status.success(),
-            "admin {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        serde_json::from_slice(&output.stdout).expect("admin prints JSON")
+        common::admin(&self.database_url, args)
     }
 
     /// A new account holding `points`, and a key of it.
     fn funded_key(&self, points: i64) -> (String, String) {
-        let email = format!("agent-{}@example.com", uuid::Uuid::now_v7());
-        let account = self.admin(&["account", "create", "--email", &email]);
-        let account = account["account_id"]
-            .as_str()
-            .expect("account id")
-            .to_owned();
-        if points > 0 {
-            let key = format!("topup-{account}");
-            let points = points.to_string();
-            self.admin(&[
-                "topup",
-                "--account",
-                &account,
-                "--points",
-                &points,
-                "--idempotency-key",
-                &key,
-            ]);
-        }
-        let key = self.admin(&["key", "create", "--account", &account, "--name", "mcp"]);
-        let key = key["api_key"].as_str().expect("api key").to_owned();
+        let (account, _, key) = common::funded_key(&self.database_url, points);
         (account, key)
     }
 
