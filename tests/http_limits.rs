@@ -112,3 +112,50 @@ async fn every_answer_carries_a_request_id() {
         .unwrap();
     assert_eq!(response.headers()["x-request-id"], "caller-chosen-id");
 }
+
+/// Browser apps: a CORS preflight is answered with the headers a keyed call uses, and a
+/// successful answer carries the IETF `RateLimit` pair, not only a 429.
+#[tokio::test]
+async fn browsers_get_cors_and_every_answer_its_rate_limit() {
+    let app = common::spawn_app_with(&[
+        ("MANABI_KEYLESS_RATE_PER_SEC", "5"),
+        ("MANABI_KEYLESS_BURST", "20"),
+    ])
+    .await;
+    let url = format!("{}/api/v1/worlds", app.address);
+    let preflight = app
+        .client
+        .request(reqwest::Method::OPTIONS, &url)
+        .header("origin", "https://app.example.com")
+        .header("access-control-request-method", "GET")
+        .header(
+            "access-control-request-headers",
+            "x-api-key, idempotency-key",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(preflight.status(), 200);
+    let headers = preflight.headers();
+    assert_eq!(headers["access-control-allow-origin"], "*");
+    let allowed = headers["access-control-allow-headers"].to_str().unwrap();
+    assert!(
+        allowed.contains("x-api-key") && allowed.contains("idempotency-key"),
+        "{allowed}"
+    );
+
+    let answer = app
+        .client
+        .get(&url)
+        .header("origin", "https://app.example.com")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let headers = answer.headers();
+    assert_eq!(headers["access-control-allow-origin"], "*");
+    let exposed = headers["access-control-expose-headers"].to_str().unwrap();
+    assert!(exposed.contains("ratelimit"), "{exposed}");
+    assert_eq!(headers["ratelimit"], "\"burst\";r=19;t=1");
+    assert_eq!(headers["ratelimit-policy"], "\"burst\";q=5;w=1");
+}

@@ -26,6 +26,8 @@ pub struct Answer {
     pub sample: bool,
     pub billing: Option<Billing>,
     pub placement: BillingPlacement,
+    /// Tokens left in the caller's burst bucket, sent as the `RateLimit` header.
+    pub tokens_left: Option<u32>,
 }
 
 impl Answer {
@@ -35,6 +37,7 @@ impl Answer {
             sample,
             billing: None,
             placement: BillingPlacement::Envelope,
+            tokens_left: None,
         }
     }
 
@@ -93,8 +96,17 @@ pub fn json_response(body: Bytes) -> Response {
 }
 
 impl IntoResponse for Answer {
+    /// The envelope, with the IETF `RateLimit` header of the caller's burst bucket (the
+    /// server adds the matching `RateLimit-Policy`).
     fn into_response(self) -> Response {
-        json_response(self.into_body())
+        let tokens_left = self.tokens_left;
+        let mut response = json_response(self.into_body());
+        if let Some(left) = tokens_left
+            && let Ok(value) = HeaderValue::from_str(&format!("\"burst\";r={left};t=1"))
+        {
+            response.headers_mut().insert("ratelimit", value);
+        }
+        response
     }
 }
 

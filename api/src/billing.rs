@@ -51,8 +51,9 @@ pub async fn serve_call(
     call.query(operation)?;
     call.credential.idempotency_key()?;
     let caller = authenticate(state, &call, operation.price).await?;
-    limit_burst(state, &caller)?;
-    let answer = resolve(&caller)?;
+    let tokens_left = limit_burst(state, &caller)?;
+    let mut answer = resolve(&caller)?;
+    answer.tokens_left = tokens_left;
     debit(state, &caller, &call, operation, resource_id, answer).await
 }
 
@@ -111,12 +112,13 @@ fn ledger_unavailable(reason: &str) -> ApiError {
     .retry_after(1)
 }
 
-/// Step 3: the token bucket of the caller's key, or of its address when keyless.
-pub fn limit_burst(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
-    match caller {
+/// Step 3: the token bucket of the caller's key, or of its address when keyless; the
+/// tokens left in it, for the `RateLimit` header of the answer.
+pub fn limit_burst(state: &AppState, caller: &Caller) -> Result<Option<u32>, ApiError> {
+    let snapshot = match caller {
         Caller::Keyless { client } => {
             let Some(limiter) = &state.keyless_limiter else {
-                return Ok(());
+                return Ok(None);
             };
             let rate = state.settings.keyless_rate;
             limiter.check_key(client).map_err(|not_until| {
@@ -127,11 +129,11 @@ pub fn limit_burst(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
                     rate.per_sec
                 );
                 rate_limited(message, secs)
-            })
+            })?
         }
         Caller::Keyed(keyed) => {
             let Some(limiter) = &state.key_limiter else {
-                return Ok(());
+                return Ok(None);
             };
             let rate = state.settings.key_rate;
             limiter.check_key(&keyed.key_id).map_err(|not_until| {
@@ -142,9 +144,10 @@ pub fn limit_burst(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
                     rate.per_sec, rate.burst
                 );
                 rate_limited(message, secs)
-            })
+            })?
         }
-    }
+    };
+    Ok(Some(snapshot.remaining_burst_capacity()))
 }
 
 /// Whole seconds until the bucket has a token again, rounded up: retrying a fraction of

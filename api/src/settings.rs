@@ -343,6 +343,8 @@ pub struct Settings {
     pub key_rate: KeyRate,
     pub limits: RequestLimits,
     pub connections: ConnectionLimits,
+    /// Browser origins allowed by CORS; `["*"]` for any.
+    pub cors_allowed_origins: Vec<String>,
     pub credit_packs: Vec<PackConfig>,
     pub mcp: McpSettings,
     pub ledger: LedgerSettings,
@@ -367,6 +369,7 @@ impl Settings {
             key_rate: KeyRate::default(),
             limits: RequestLimits::default(),
             connections: ConnectionLimits::default(),
+            cors_allowed_origins: vec!["*".to_owned()],
             credit_packs: PackConfig::defaults(),
             mcp,
             ledger,
@@ -464,6 +467,17 @@ pub struct ServeOptions {
     #[arg(long, env = "MANABI_HEADER_READ_TIMEOUT_MS",
         default_value_t = ConnectionLimits::default().header_read_timeout_ms)]
     pub header_read_timeout_ms: u64,
+    /// Browser origins allowed to call the API (CORS), comma-separated
+    /// `scheme://host[:port]`, or `*` for any. Keys travel in headers, never cookies, so
+    /// `*` (the default) lets browser apps call with their own key without exposing
+    /// anyone else's.
+    #[arg(
+        long,
+        env = "MANABI_CORS_ALLOWED_ORIGINS",
+        value_delimiter = ',',
+        default_value = "*"
+    )]
+    pub cors_allowed_origins: Vec<String>,
     /// `Host` values accepted on /mcp, comma-separated (`name` or `name:port`); default:
     /// localhost, 127.0.0.1, ::1 and the host of the base address.
     #[arg(long, env = "MANABI_MCP_ALLOWED_HOSTS", value_delimiter = ',')]
@@ -531,6 +545,12 @@ impl ServeOptions {
             body_bytes_max: self.body_bytes_max,
             request_timeout_ms: self.request_timeout_ms,
         };
+        settings.cors_allowed_origins = self
+            .cors_allowed_origins
+            .iter()
+            .map(|origin| origin.trim().to_owned())
+            .filter(|origin| !origin.is_empty())
+            .collect();
         settings.connections = ConnectionLimits {
             connections_max: self.connections_max,
             header_read_timeout_ms: self.header_read_timeout_ms,

@@ -119,6 +119,7 @@ fn router(state: AppState, api: Router<AppState>) -> Router {
     let limits = state.settings.limits;
     let policies = RateLimitPolicies::new(&state.settings);
     let timeout = Duration::from_millis(limits.request_timeout_ms);
+    let cors = cors_layer(&state.settings.cors_allowed_origins);
     let api = api
         .merge(routes::ops::routes())
         .merge(mcp::routes(&state))
@@ -127,6 +128,7 @@ fn router(state: AppState, api: Router<AppState>) -> Router {
         .with_state(state);
     api.layer(
         ServiceBuilder::new()
+            .layer(cors)
             .layer(axum::middleware::from_fn(middleware::sanitize_request_id))
             .layer(SetRequestIdLayer::x_request_id(MakeUuidV7))
             .layer(
@@ -172,6 +174,46 @@ async fn open_ledger(settings: &LedgerSettings) -> Result<Ledger, StartupError> 
         biller,
         projector,
     })
+}
+
+/// CORS for browser apps: the configured origins (any with `*`), the methods and the
+/// headers a call uses, and the answer headers a client needs to read (request id, the
+/// rate-limit pair, `Retry-After`). Preflights are answered here, before any route.
+fn cors_layer(origins: &[String]) -> tower_http::cors::CorsLayer {
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    let allow_origin = if origins.iter().any(|origin| origin == "*") {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::list(
+            origins
+                .iter()
+                .filter_map(|origin| HeaderValue::from_str(origin).ok()),
+        )
+    };
+    let named = HeaderName::from_static;
+    CorsLayer::new()
+        .allow_origin(allow_origin)
+        .allow_methods([
+            axum::http::Method::GET,
+            axum::http::Method::HEAD,
+            axum::http::Method::POST,
+        ])
+        .allow_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            header::ACCEPT,
+            named("x-api-key"),
+            named("idempotency-key"),
+            named("x-request-id"),
+            named("mcp-protocol-version"),
+        ])
+        .expose_headers([
+            named("x-request-id"),
+            named("ratelimit"),
+            named("ratelimit-policy"),
+            header::RETRY_AFTER,
+        ])
+        .max_age(Duration::from_secs(86_400))
 }
 
 /// The `RateLimit-Policy` of each token bucket, in the IETF structured form (quota per

@@ -9,7 +9,10 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use governor::clock::DefaultClock;
+use governor::middleware::StateInformationMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
 use manabi_ledger::{Biller, Store};
 use manabi_schemas::Mode;
 use metrics_exporter_prometheus::PrometheusHandle;
@@ -19,11 +22,15 @@ use crate::catalog::Catalog;
 use crate::error::ApiError;
 use crate::settings::{KeyRate, KeylessRate, Settings};
 
+/// Keyed token buckets that say how many tokens are left after each check.
+pub type BucketLimiter<K> =
+    RateLimiter<K, DefaultKeyedStateStore<K>, DefaultClock, StateInformationMiddleware>;
+
 /// A token bucket per client address for keyless callers.
-pub type KeylessLimiter = DefaultKeyedRateLimiter<IpAddr>;
+pub type KeylessLimiter = BucketLimiter<IpAddr>;
 
 /// A token bucket per API key id for keyed callers.
-pub type KeyLimiter = DefaultKeyedRateLimiter<Uuid>;
+pub type KeyLimiter = BucketLimiter<Uuid>;
 
 /// The billing ledger as the server uses it: the store (read models, readiness) and the
 /// biller that authenticates keys and charges calls.
@@ -140,15 +147,17 @@ impl AppState {
 fn keyless_limiter(rate: KeylessRate) -> Option<KeylessLimiter> {
     let per_sec = NonZeroU32::new(rate.per_sec)?;
     let burst = NonZeroU32::new(rate.burst).unwrap_or(per_sec);
-    Some(RateLimiter::keyed(
-        Quota::per_second(per_sec).allow_burst(burst),
-    ))
+    Some(
+        RateLimiter::keyed(Quota::per_second(per_sec).allow_burst(burst))
+            .with_middleware::<StateInformationMiddleware>(),
+    )
 }
 
 fn key_limiter(rate: KeyRate) -> Option<KeyLimiter> {
     let per_sec = NonZeroU32::new(rate.per_sec)?;
     let burst = NonZeroU32::new(rate.burst).unwrap_or(per_sec);
-    Some(RateLimiter::keyed(
-        Quota::per_second(per_sec).allow_burst(burst),
-    ))
+    Some(
+        RateLimiter::keyed(Quota::per_second(per_sec).allow_burst(burst))
+            .with_middleware::<StateInformationMiddleware>(),
+    )
 }
