@@ -10,11 +10,8 @@ cd "$(dirname "$0")/../.."
 . scripts/lib/server.sh
 
 venv=var/venv
-if ! "$venv/bin/python" -c "import mcp" 2>/dev/null; then
-    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --upgrade pip
-    "$venv/bin/pip" install --quiet mcp
-fi
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/python/requirements.txt
 
 binary=target/debug/manabi
 if [ ! -x "$binary" ]; then

@@ -8,11 +8,8 @@ cd "$(dirname "$0")/../.."
 . scripts/lib/server.sh
 
 venv=var/venv
-if [ ! -x "$venv/bin/schemathesis" ]; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --upgrade pip
-    "$venv/bin/pip" install --quiet schemathesis
-fi
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/python/requirements.txt
 
 # The binary of the current tree (a release binary left by a benchmark may be stale).
 cargo build --quiet --bin manabi
