@@ -11,7 +11,8 @@ use manabi_ledger::account::Points;
 use manabi_ledger::operator::Operator;
 use manabi_ledger::repository::{load_account, save_snapshot};
 use manabi_ledger::{
-    AuthError, Biller, BillerConfig, Caller, ManualClock, QuotaScope, Receipt, Refusal, Store,
+    AuthError, Biller, BillerConfig, Caller, EventStore, ManualClock, QuotaScope, Receipt, Refusal,
+    Store,
 };
 use manabi_projector::Projector;
 use manabi_schemas::events::CreditKind;
@@ -266,7 +267,55 @@ async fn a_snapshot_ahead_of_its_stream_is_ignored(backend: Backend) {
     assert_eq!(receipt.balance_after, 9);
 }
 
+/// 12,000 charges: the account loaded from its latest snapshot plus the tail equals a
+/// full replay of its stream from the first event, and the snapshots were written on
+/// the way (every 1,000 events).
+async fn snapshot_and_tail_equal_a_full_replay(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let store = store(&db).await;
+    let funded = funded_account(&store, 1_000_000).await;
+    let operator = Operator::new(&store);
+    for key in [None, Some(funded.key_id)] {
+        operator
+            .set_daily_cap(funded.account_id, key, 100_000)
+            .await
+            .expect("caps out of the way");
+    }
+    let biller = biller(store.clone());
+    let caller = caller(&biller, &funded).await;
+    for wave in 0..12 {
+        let charges = (0..1_000).map(|n| {
+            let biller = biller.clone();
+            tokio::spawn(
+                async move { biller.charge(&caller, read_request(wave * 1_000 + n)).await },
+            )
+        });
+        for charged in futures::future::join_all(charges).await {
+            charged.expect("task").expect("charged");
+        }
+    }
+    let stream = manabi_ledger::StreamName::account(funded.account_id);
+    let mut replayed = manabi_ledger::Account::empty(funded.account_id);
+    let events = store.read_stream_to_end(&stream, 0).await.expect("reads");
+    assert!(events.len() > 12_000, "{}", events.len());
+    for event in &events {
+        replayed.apply(&event.event, event.version);
+    }
+    let loaded = load_account(&store, funded.account_id)
+        .await
+        .expect("loads");
+    assert_eq!(loaded, replayed);
+    assert_eq!(loaded.balance, 1_000_000 - 12_000);
+    let snapshot = store
+        .load_snapshot(&stream)
+        .await
+        .expect("reads")
+        .expect("a snapshot was saved");
+    assert!(snapshot.version >= 11_000, "{}", snapshot.version);
+}
+
 support::on_both_backends!(
+    snapshot_and_tail_equal_a_full_replay,
     a_snapshot_ahead_of_its_stream_is_ignored,
     six_hundred_calls_against_three_hundred_points,
     the_daily_cap_is_exact_under_concurrency,

@@ -405,3 +405,74 @@ async fn sqlite_verify_finds_every_tampered_column() {
 async fn postgres_verify_finds_every_tampered_column() {
     verify_finds_every_tampered_column(Backend::Postgres).await;
 }
+
+/// The projector running while two billers (two servers' worth) write 2,000 charges over
+/// a few accounts: afterwards nothing is behind, the read models verify, and there is
+/// one invoice line per receipt.
+async fn projection_raced_by_two_billers(backend: Backend) {
+    let db = fresh_db(backend).await;
+    let store = store(&db).await;
+    let mut callers = Vec::new();
+    let (first, second) = (biller(store.clone()), biller(store.clone()));
+    for _ in 0..4 {
+        let funded = funded_account(&store, 10_000).await;
+        callers.push((
+            caller(&first, &funded).await,
+            caller(&second, &funded).await,
+        ));
+    }
+    let projector = Projector::new(store.clone()).await.expect("projector");
+    let health = manabi_projector::spawn(projector.clone());
+    let charges = (0..2_000).map(|n| {
+        let (on_first, on_second) = callers[n % callers.len()];
+        let (biller, caller) = if n % 2 == 0 {
+            (first.clone(), on_first)
+        } else {
+            (second.clone(), on_second)
+        };
+        tokio::spawn(async move { biller.charge(&caller, read_request(n)).await })
+    });
+    let mut receipts = std::collections::HashSet::new();
+    for charged in futures::future::join_all(charges).await {
+        receipts.insert(
+            charged
+                .expect("task")
+                .expect("charged")
+                .invoice_id
+                .to_string(),
+        );
+    }
+    assert_eq!(receipts.len(), 2_000);
+    projector.catch_up().await.expect("projects");
+    assert!(health.stopped().is_none());
+    let report = manabi_projector::verify::verify(&store)
+        .await
+        .expect("verifies");
+    assert!(report.ok, "{:?}", report.differences);
+    assert_eq!(report.events_behind_checkpoint, 0);
+    let lines: Vec<String> = match &store {
+        Store::Sqlite(s) => {
+            sqlx::query_scalar("SELECT invoice_id FROM rm_charges")
+                .fetch_all(s.read_models_reader())
+                .await
+        }
+        Store::Postgres(s) => {
+            sqlx::query_scalar("SELECT invoice_id FROM rm_charges")
+                .fetch_all(s.pool())
+                .await
+        }
+    }
+    .expect("invoice lines");
+    let lines: std::collections::HashSet<String> = lines.into_iter().collect();
+    assert_eq!(lines, receipts);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_projection_raced_by_two_billers() {
+    projection_raced_by_two_billers(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_projection_raced_by_two_billers() {
+    projection_raced_by_two_billers(Backend::Postgres).await;
+}
