@@ -146,8 +146,9 @@ pub struct ChargesQueryString {
     /// Lines per page, 1 to 100 (default 50).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 100, default = 50)]
     pub limit: Option<String>,
-    /// `next_cursor` of the previous page.
-    #[param(pattern = "^([0-9a-f]{2})+$", max_length = 512)]
+    /// `next_cursor` of the previous page (hex of a position: a time, a newline byte
+    /// `0a`, an invoice id).
+    #[param(pattern = "^(?:[0-9a-f]{2})*0a(?:[0-9a-f]{2})*$", max_length = 512)]
     pub cursor: Option<String>,
 }
 
@@ -184,7 +185,9 @@ impl Cursor {
             .step_by(2)
             .map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok())
             .collect::<Option<Vec<u8>>>()?;
-        let text = String::from_utf8(bytes).ok()?;
+        // Any bytes name a position in the (text) order of the lines; only the newline
+        // between its two parts is required.
+        let text = String::from_utf8_lossy(&bytes);
         let (charged_at, invoice_id) = text.split_once('\n')?;
         Some(Cursor {
             charged_at: charged_at.to_owned(),
