@@ -14,7 +14,6 @@ use manabi_ledger::{
     AuthError, Biller, BillerConfig, Caller, EventStore, ManualClock, QuotaScope, Receipt, Refusal,
     Store,
 };
-use manabi_projector::Projector;
 use manabi_schemas::events::CreditKind;
 use secrecy::ExposeSecret;
 use support::{Backend, biller, caller, fresh_db, funded_account, read_request, store};
@@ -47,20 +46,7 @@ async fn charge_concurrently(
 }
 
 async fn verify_read_models(store: &Store) {
-    let projector = Projector::new(store.clone()).await.expect("projector");
-    // On PostgreSQL a commit joins the global order once older transactions end.
-    for _ in 0..100 {
-        projector.catch_up().await.expect("projects");
-        let report = manabi_projector::verify::verify(store)
-            .await
-            .expect("verifies");
-        if report.events_behind_checkpoint == 0 && report.ok {
-            return;
-        }
-        assert!(report.differences.is_empty(), "{:?}", report.differences);
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("the projector never caught up");
+    support::verified_when_caught_up(store).await;
 }
 
 async fn six_hundred_calls_against_three_hundred_points(backend: Backend) {

@@ -279,13 +279,8 @@ async fn read_models_equal_the_fold(backend: Backend, steps: Vec<Step>) {
     for step in steps {
         world.run(step).await;
     }
-    let projector = Projector::new(store.clone()).await.expect("projector");
-    projector.catch_up().await.expect("projects");
-    let report = manabi_projector::verify::verify(&store)
-        .await
-        .expect("verifies");
+    let report = manabi_tests::ledger::verified_when_caught_up(&store).await;
     assert!(report.ok, "{:?}", report.differences);
-    assert_eq!(report.events_behind_checkpoint, 0);
 }
 
 fn run_history(backend: Backend, steps: Vec<Step>) {
@@ -391,8 +386,7 @@ async fn store_with_history(db: &manabi_tests::ledger::TestDb) -> Store {
             .await
             .expect("charged");
     }
-    let projector = Projector::new(store.clone()).await.expect("projector");
-    projector.catch_up().await.expect("projects");
+    manabi_tests::ledger::verified_when_caught_up(&store).await;
     store
 }
 
@@ -443,13 +437,9 @@ async fn projection_raced_by_two_billers(backend: Backend) {
         );
     }
     assert_eq!(receipts.len(), 2_000);
-    projector.catch_up().await.expect("projects");
-    assert!(health.stopped().is_none());
-    let report = manabi_projector::verify::verify(&store)
-        .await
-        .expect("verifies");
+    let report = manabi_tests::ledger::verified_when_caught_up(&store).await;
     assert!(report.ok, "{:?}", report.differences);
-    assert_eq!(report.events_behind_checkpoint, 0);
+    assert!(health.stopped().is_none());
     let lines: Vec<String> = match &store {
         Store::Sqlite(s) => {
             sqlx::query_scalar("SELECT invoice_id FROM rm_charges")

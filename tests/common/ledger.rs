@@ -154,3 +154,24 @@ macro_rules! on_both_backends {
     };
 }
 pub use on_both_backends;
+
+/// Projects until the read models have every event, then `ledger verify`, which must
+/// find no difference. On PostgreSQL the projector stops at the oldest transaction still
+/// running anywhere in the cluster (other tests' too), so one catch-up may not be all.
+pub async fn verified_when_caught_up(store: &Store) -> manabi_projector::verify::VerifyReport {
+    let projector = manabi_projector::Projector::new(store.clone())
+        .await
+        .expect("projector");
+    for _ in 0..200 {
+        projector.catch_up().await.expect("projects");
+        let report = manabi_projector::verify::verify(store)
+            .await
+            .expect("verifies");
+        assert!(report.differences.is_empty(), "{:?}", report.differences);
+        if report.events_behind_checkpoint == 0 {
+            return report;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the projector never caught up");
+}
