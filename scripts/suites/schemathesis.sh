@@ -51,6 +51,14 @@ expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "41
 # The charges listing has constraints between parameters that a schema cannot state
 # (`from` not after `to`, at most 366 days apart): schema-valid pairs that break them
 # are refused with 400, as its description says.
+# Path ids: the generator sometimes sends, as schema-valid, an id that breaks the id's
+# own pattern (seen: astral characters around a newline, `/api/v1/journeys/%C8%BE%F1%A9
+# %97%B1%0A…`, which Python's `re` itself says does not match); the server refuses those
+# with 400, rightly. Valid ids are checked by the Rust tests on every entry kind.
+[[operations]]
+include-path-regex = "\\{id\\}"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "422"]
+
 [[operations]]
 include-path = "/api/v1/account/charges"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "422"]
