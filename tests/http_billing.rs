@@ -173,21 +173,6 @@ async fn exactly_the_balance_is_spent(ledger: &Ledger, apps: &[&TestApp]) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite_600_concurrent_reads_spend_exactly_300_points() {
-    let ledger = sqlite_ledger();
-    let app = ledger.serve(&[]).await;
-    exactly_the_balance_is_spent(&ledger, &[&app]).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_two_servers_spend_exactly_300_points() {
-    let ledger = pg_ledger().await;
-    let first = ledger.serve(&[]).await;
-    let second = ledger.serve(&[]).await;
-    exactly_the_balance_is_spent(&ledger, &[&first, &second]).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn daily_caps_are_exact_under_concurrency() {
     let ledger = sqlite_ledger();
     let app = ledger.serve(&[]).await;
@@ -598,21 +583,6 @@ async fn mixed_prices_never_overdraw(ledger: &Ledger, apps: &[&TestApp]) {
     ledger.assert_verified();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite_mixed_prices_never_overdraw() {
-    let ledger = sqlite_ledger();
-    let app = ledger.serve(&[]).await;
-    mixed_prices_never_overdraw(&ledger, &[&app]).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_two_servers_mixed_prices_never_overdraw() {
-    let ledger = pg_ledger().await;
-    let first = ledger.serve(&[]).await;
-    let second = ledger.serve(&[]).await;
-    mixed_prices_never_overdraw(&ledger, &[&first, &second]).await;
-}
-
 /// GET with the key and an `Idempotency-Key`.
 async fn keyed_get_once(app: &TestApp, key: &str, path: &str, once: &str) -> (u16, Value) {
     let request = app.client.get(format!("{}{path}", app.address));
@@ -654,21 +624,6 @@ async fn a_retry_under_the_same_key_is_charged_once(ledger: &Ledger, apps: &[&Te
     assert_eq!(status, 200, "{body}");
     assert_eq!(balance(apps[0], key).await, 100 - 2);
     ledger.assert_verified();
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite_a_retry_under_the_same_key_is_charged_once() {
-    let ledger = sqlite_ledger();
-    let app = ledger.serve(&[]).await;
-    a_retry_under_the_same_key_is_charged_once(&ledger, &[&app]).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_two_servers_a_retry_under_the_same_key_is_charged_once() {
-    let ledger = pg_ledger().await;
-    let first = ledger.serve(&[]).await;
-    let second = ledger.serve(&[]).await;
-    a_retry_under_the_same_key_is_charged_once(&ledger, &[&first, &second]).await;
 }
 
 /// A stored event the read models cannot take (written before points were bounded: two
@@ -723,3 +678,37 @@ async fn postgres_the_projector_stops_on_an_event_it_cannot_project_and_names_it
     assert!(stderr.contains(&legacy_ids[1]), "names the event: {stderr}");
     assert!(stderr.contains("cannot be projected"), "{stderr}");
 }
+
+/// Runs each named `async fn(&Ledger, &[&TestApp])` as `sqlite::name`, one server on a
+/// SQLite ledger, and `postgres::name`, two servers on one PostgreSQL ledger.
+macro_rules! on_one_and_two_servers {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let ledger = super::sqlite_ledger();
+                    let app = ledger.serve(&[]).await;
+                    super::$name(&ledger, &[&app]).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let ledger = super::pg_ledger().await;
+                    let first = ledger.serve(&[]).await;
+                    let second = ledger.serve(&[]).await;
+                    super::$name(&ledger, &[&first, &second]).await;
+                }
+            )*
+        }
+    };
+}
+
+on_one_and_two_servers!(
+    exactly_the_balance_is_spent,
+    mixed_prices_never_overdraw,
+    a_retry_under_the_same_key_is_charged_once,
+);
