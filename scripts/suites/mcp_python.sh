@@ -31,8 +31,9 @@ trap cleanup EXIT
 # schema, and only real documents carry every member the schemas describe (the HTTP test
 # fixture is deliberately minimal). Without one, the fixture.
 artifact=data/manabi-dataset.jsonl.zst
-ids='{"query": "taberu", "lesson": "lesson-eating", "journey": "journey-first-meal"}'
+ids='{"query": "taberu", "first": "vocab-1358280", "lesson": "lesson-eating", "journey": "journey-first-meal"}'
 if [ ! -f "$artifact" ]; then
+    ids='{"query": "taberu", "first": "vocab-taberu", "lesson": "lesson-eating", "journey": "journey-first-meal"}'
     artifact="$work/fixture.jsonl.zst"
     MANABI_FIXTURE_OUT="$artifact" cargo test --quiet -p manabi-tests --test http_reads \
         write_fixture_artifact -- --ignored >/dev/null

@@ -118,9 +118,24 @@ def check_tools(tools: list[Any]) -> None:
     Check.that((limit["minimum"], limit["maximum"]) == (1, 20), "search limit bounds", limit)
 
 
+# The REST operation each tool is billed as, in the invoice lines.
+OPERATIONS = {
+    "search_learnables": "searchLearnables",
+    "get_learnable": "getLearnable",
+    "get_related_learnables": "getRelatedLearnables",
+    "get_lesson": "getLesson",
+    "get_journey": "getJourney",
+    "list_worlds": "listWorlds",
+}
+
+# Every billed call of the keyed session, in order: the invoice lines must be exactly these.
+BILLED: list[str] = []
+
+
 def check_billed(name: str, result: Any, points: int) -> int:
     data = result.structured_content
     Check.that(result.is_error is False, f"{name} succeeds", data)
+    BILLED.append(OPERATIONS[name])
     Check.that(data["billing"]["points_charged"] == points, f"{name} billed {points}", data)
     Check.that(data["billing"]["currency"] == "JPY", f"{name} in JPY")
     text = result.content[0].text
@@ -128,13 +143,11 @@ def check_billed(name: str, result: Any, points: int) -> int:
     return points
 
 
-async def call_optional(session: ClientSession, name: str, arguments: dict[str, Any]) -> int:
-    """Lessons and journeys exist only in artifacts that carry them: a document found is
-    billed like any read; one the artifact lacks is an isError NOT_FOUND, charged nothing."""
+async def call_read(session: ClientSession, name: str, arguments: dict[str, Any]) -> int:
+    """A read that must answer: the journey and lesson this run found are real."""
     result = await session.call_tool(name, arguments)
-    if result.is_error and result.structured_content.get("code") == "NOT_FOUND":
-        print(f"{name}: {arguments['id']} is not in this artifact (NOT_FOUND, not charged)")
-        return 0
+    Check.that(result.structured_content.get("id") == arguments["id"], f"{name} answers its id",
+               result.structured_content)
     return check_billed(name, result, READ_POINTS)
 
 
@@ -143,7 +156,8 @@ async def call_each(session: ClientSession, ids: dict[str, str]) -> int:
     search = await session.call_tool("search_learnables", {"query": ids["query"], "limit": 5})
     total = check_billed("search_learnables", search, SEARCH_POINTS)
     results = search.structured_content["results"]
-    Check.that(len(results) > 0, "search finds something", search.structured_content)
+    first = results[0]["id"] if results else None
+    Check.that(first == ids["first"], f"{ids['query']} ranks {ids['first']} first", results[:3])
     ids["learnable"] = results[0]["id"]
     learnable = await session.call_tool("get_learnable", {"id": ids["learnable"]})
     total += check_billed("get_learnable", learnable, READ_POINTS)
@@ -154,10 +168,11 @@ async def call_each(session: ClientSession, ids: dict[str, str]) -> int:
     journey = await first_journey(session, worlds.structured_content)
     if journey is not None:
         total += journey["billing"]["points_charged"]
+        BILLED.append("getJourney")
         ids["journey"], ids["lesson"] = journey["id"], journey["start"]
         print(f"artifact journey {ids['journey']}, lesson {ids['lesson']}")
-    total += await call_optional(session, "get_journey", {"id": ids["journey"]})
-    total += await call_optional(session, "get_lesson", {"id": ids["lesson"], "render": "resolved"})
+    total += await call_read(session, "get_journey", {"id": ids["journey"]})
+    total += await call_read(session, "get_lesson", {"id": ids["lesson"], "render": "resolved"})
     return total
 
 
@@ -193,7 +208,9 @@ async def check_keyed(base: str, ledger: Ledger, ids: dict[str, str]) -> None:
         initialized = await session.initialize()
         Check.that(initialized.server_info.name == "manabi", "server info", initialized.server_info)
         print(f"handshake revision {initialized.protocol_version}")
-        check_tools((await session.list_tools()).tools)
+        tools = (await session.list_tools()).tools
+        check_tools(tools)
+        ids["tools"] = [tool.model_dump() for tool in tools]
         spent = await call_each(session, ids)
         Check.that(ledger.balance(account) == 200 - spent, f"ledger balance dropped by {spent}")
         await check_invoice_lines(base, key)
@@ -205,26 +222,28 @@ async def check_keyed(base: str, ledger: Ledger, ids: dict[str, str]) -> None:
         Check.that(missing.is_error is True, "unknown id is isError")
         Check.that(missing.structured_content["code"] == "NOT_FOUND", "NOT_FOUND", missing.structured_content)
         Check.that(ledger.balance(account) == 200 - spent, "a miss charged nothing")
-    await check_modern_lifecycle(base, ledger, key, account, 200 - spent)
+    await check_modern_lifecycle(base, ledger, key, account, 200 - spent, ids)
 
 
 async def check_invoice_lines(base: str, key: str) -> None:
-    """The invoice lines (projected from the ledger) record the MCP transport."""
+    """The invoice lines (projected from the ledger) are exactly the calls billed, in
+    order, under their REST operation names, each recording the MCP transport."""
     lines: list[dict[str, Any]] = []
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http:
         for _ in range(100):
-            body = (await http.get(f"{base}/api/v1/account/charges")).json()
+            body = (await http.get(f"{base}/api/v1/account/charges?limit=100")).json()
             lines = body["data"]["charges"]
-            if len(lines) >= 4:
+            if len(lines) >= len(BILLED):
                 break
             await anyio.sleep(0.1)
-    Check.that(len(lines) >= 4, "invoice lines projected", lines)
+    operations = [line["operation"] for line in lines]
+    Check.that(operations == BILLED, "invoice lines are exactly the billed calls", operations)
     Check.that(all(line["transport"] == "mcp" for line in lines), "lines record transport mcp", lines)
-    operations = {line["operation"] for line in lines}
-    Check.that({"searchLearnables", "getLearnable"} <= operations, "REST operation names", operations)
 
 
-async def check_modern_lifecycle(base: str, ledger: Ledger, key: str, account: str, before: int) -> None:
+async def check_modern_lifecycle(
+    base: str, ledger: Ledger, key: str, account: str, before: int, ids: dict[str, Any]
+) -> None:
     """The 2026-07-28 revision: no handshake, every request carries its own metadata."""
     async with (
         session_http(key) as http,
@@ -234,7 +253,8 @@ async def check_modern_lifecycle(base: str, ledger: Ledger, key: str, account: s
         discovered = await session.discover()
         print(f"discover revisions {discovered.supported_versions}")
         Check.that("2026-07-28" in discovered.supported_versions, "2026-07-28 served", discovered)
-        check_tools((await session.list_tools()).tools)
+        tools = [tool.model_dump() for tool in (await session.list_tools()).tools]
+        Check.that(tools == ids["tools"], "2026-07-28 lists the same tools")
         worlds = await session.call_tool("list_worlds", {})
         Check.that(worlds.is_error is False, "list_worlds on 2026-07-28", worlds.structured_content)
         Check.that(ledger.balance(account) == before - READ_POINTS, "billed on 2026-07-28")
