@@ -8,6 +8,8 @@ use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, Bytes, BytesMut};
 use manabi_schemas::Billing;
 
+use crate::error::ratelimit_header;
+
 /// Where a keyed answer carries its Billing object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BillingPlacement {
@@ -101,9 +103,7 @@ impl IntoResponse for Answer {
     fn into_response(self) -> Response {
         let tokens_left = self.tokens_left;
         let mut response = json_response(self.into_body());
-        if let Some(left) = tokens_left
-            && let Ok(value) = HeaderValue::from_str(&format!("\"burst\";r={left};t=1"))
-        {
+        if let Some(value) = tokens_left.and_then(|left| ratelimit_header(left, 1)) {
             response.headers_mut().insert("ratelimit", value);
         }
         response

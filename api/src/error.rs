@@ -5,6 +5,11 @@ use axum::response::{IntoResponse, Response};
 use manabi_schemas::params::ParamError;
 use manabi_schemas::{ErrorBody, ErrorCode, ErrorEnvelope};
 
+/// The IETF `RateLimit` header of the burst bucket: tokens left, seconds to reset.
+pub fn ratelimit_header(remaining: u32, reset_secs: u64) -> Option<HeaderValue> {
+    HeaderValue::from_str(&format!("\"burst\";r={remaining};t={reset_secs}")).ok()
+}
+
 /// A refused request: a code from the one table in `schemas`, a message for humans and,
 /// where it applies, how long to wait before retrying.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -98,7 +103,7 @@ impl IntoResponse for ApiError {
             // A burst refusal also says it in the IETF RateLimit form (no token left, and
             // when one is back); the server adds the matching RateLimit-Policy.
             if self.body.code == ErrorCode::RateLimited
-                && let Ok(value) = HeaderValue::from_str(&format!("\"burst\";r=0;t={secs}"))
+                && let Some(value) = ratelimit_header(0, secs)
             {
                 headers.insert(HeaderName::from_static("ratelimit"), value);
             }

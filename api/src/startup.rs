@@ -108,7 +108,7 @@ impl Application {
 fn documents(openapi: &OpenApi) -> Documents {
     let value = serde_json::to_value(openapi).unwrap_or_default();
     Documents {
-        openapi_json: Bytes::from(openapi.to_json().unwrap_or_default()),
+        openapi_json: Bytes::from(value.to_string()),
         docs_html: Bytes::from(docs_page::render(openapi)),
         mcp_tools: Arc::new(mcp::tools(&value)),
     }

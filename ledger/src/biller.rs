@@ -600,22 +600,18 @@ impl Writer {
                     }
                 }
             }
-            Err(error) if error.is_before_write() => {
-                tracing::error!(%error, "ledger batch not written");
-                for staged in staged {
-                    let _ = staged.job.reply.send(Err(unavailable(&error)));
-                }
-                for (account_id, original) in originals {
-                    self.accounts.insert(account_id, original);
-                }
-            }
             Err(error) => {
-                tracing::error!(%error, "ledger batch failed");
-                self.settle_failed_batch(staged, &originals, &error).await;
-                // Whatever did commit comes back with the next catch-up.
-                for (account_id, original) in originals {
-                    self.accounts.insert(account_id, original);
+                if error.is_before_write() {
+                    tracing::error!(%error, "ledger batch not written");
+                    for staged in staged {
+                        let _ = staged.job.reply.send(Err(unavailable(&error)));
+                    }
+                } else {
+                    tracing::error!(%error, "ledger batch failed");
+                    self.settle_failed_batch(staged, &originals, &error).await;
                 }
+                // Whatever did commit comes back with the next catch-up.
+                self.accounts.extend(originals);
             }
         }
         for account_id in touched {

@@ -38,15 +38,6 @@ impl LedgerHealth {
         Ok(())
     }
 
-    /// Seconds a refused caller should wait.
-    pub fn retry_after_secs(&self) -> u64 {
-        let left = self
-            .down_until_ms
-            .load(Ordering::Acquire)
-            .saturating_sub(now_ms());
-        left.div_ceil(1_000).max(1)
-    }
-
     /// Notes the outcome of a database call: an unreachable database opens the circuit.
     pub fn record<T>(&self, outcome: &Result<T, StoreError>) {
         match outcome {
@@ -74,7 +65,6 @@ mod tests {
         let down: Result<(), StoreError> = Err(StoreError::Database(sqlx::Error::PoolTimedOut));
         health.record(&down);
         assert!(health.check().is_err());
-        assert_eq!(health.retry_after_secs(), 1);
         health.record(&Ok::<(), StoreError>(()));
         assert!(health.check().is_ok());
         let refused: Result<(), StoreError> = Err(StoreError::UnsupportedUrl("mysql://".into()));

@@ -217,25 +217,14 @@ fn is_transient(error: &ProjectorError) -> bool {
         }
         _ => return false,
     };
-    match sqlx_error {
-        sqlx::Error::Io(_)
-        | sqlx::Error::PoolTimedOut
-        | sqlx::Error::PoolClosed
-        | sqlx::Error::WorkerCrashed
-        | sqlx::Error::Tls(_)
-        | sqlx::Error::Protocol(_) => true,
-        // SQLSTATE classes a retry may cure: connection exceptions (08), transaction
-        // rollbacks such as deadlocks (40), insufficient resources (53), operator
-        // intervention such as a shutdown (57); SQLite's busy and locked codes (5, 6).
-        sqlx::Error::Database(database) => database.code().is_some_and(|code| {
-            ["08", "40", "53", "57"]
-                .iter()
-                .any(|class| code.starts_with(class))
-                || code == "5"
-                || code == "6"
-        }),
-        _ => false,
-    }
+    // Beyond an unreachable database, what a retry may cure: transaction rollbacks such
+    // as deadlocks (SQLSTATE 40), insufficient resources (53); SQLite's busy and locked
+    // codes (5, 6).
+    manabi_ledger::store::is_unreachable(sqlx_error)
+        || matches!(sqlx_error, sqlx::Error::Database(database)
+        if database.code().is_some_and(|code| {
+            code.starts_with("40") || code.starts_with("53") || code == "5" || code == "6"
+        }))
 }
 
 async fn migrate(store: &Store) -> Result<(), ProjectorError> {

@@ -73,7 +73,7 @@ pub struct MonthlyStatement {
     pub charges: Vec<ChargeLine>,
 }
 
-const CHARGE_COLUMNS: &str = "invoice_id, key_id, operation, resource_id, points, \
+pub(crate) const CHARGE_COLUMNS: &str = "invoice_id, key_id, operation, resource_id, points, \
      price_list_version, day, request_id, transport, charged_at";
 
 /// The statement of `account_id` for `month`, from the read models.

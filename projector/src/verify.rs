@@ -16,6 +16,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use crate::projection::{day, instant, month_of_day};
+use crate::queries::{CHARGE_COLUMNS, ChargeLine};
 use crate::sql::fetch_all;
 use crate::{ProjectorError, checkpoint};
 
@@ -24,20 +25,12 @@ const DIFFERENCES_MAX: usize = 100;
 
 type AccountRow = (String, i64, i64);
 type KeyRow = (String, Option<String>, i64, Option<String>, i64);
-/// Every column of an invoice line but its id: account, key, operation, entry, points,
-/// price-list version, day, request id, transport, charged at.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct ChargeRow {
+/// An invoice line with the account it bills: every column of `rm_charges`.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+struct AccountCharge {
     account_id: String,
-    key_id: String,
-    operation: String,
-    resource_id: Option<String>,
-    points: i64,
-    price_list_version: i64,
-    day: String,
-    request_id: String,
-    transport: String,
-    charged_at: String,
+    #[sqlx(flatten)]
+    line: ChargeLine,
 }
 
 /// The read models reduced to what verify compares.
@@ -47,7 +40,7 @@ pub struct Models {
     keys: BTreeMap<String, KeyRow>,
     usage_key: BTreeMap<(String, String), (i64, i64)>,
     usage_account: BTreeMap<(String, String), (i64, i64)>,
-    charges: BTreeMap<String, ChargeRow>,
+    charges: BTreeMap<String, AccountCharge>,
     credits: BTreeMap<String, (String, i64)>,
     statements: BTreeMap<(String, String), (i64, i64, i64)>,
 }
@@ -78,21 +71,6 @@ impl VerifyReport {
         }
     }
 }
-
-/// One row of `rm_charges` as read.
-type ChargeColumns = (
-    String,
-    String,
-    String,
-    String,
-    Option<String>,
-    i64,
-    i64,
-    String,
-    String,
-    String,
-    String,
-);
 
 /// The replay's running state.
 #[derive(Default)]
@@ -215,8 +193,8 @@ impl Models {
             .entry((account.clone(), day(e.day)))
             .or_default();
         *usage = (usage.0 + 1, usage.1 + e.points);
-        let line = ChargeRow {
-            account_id: account.clone(),
+        let line = ChargeLine {
+            invoice_id: id.to_string(),
             key_id: key,
             operation: e.operation.clone(),
             resource_id: e.resource_id.clone(),
@@ -227,7 +205,11 @@ impl Models {
             transport: e.transport.as_str().to_owned(),
             charged_at: instant(recorded_at),
         };
-        self.charges.insert(id.to_string(), line);
+        let charge = AccountCharge {
+            account_id: account.clone(),
+            line,
+        };
+        self.charges.insert(id.to_string(), charge);
         let totals = self
             .statements
             .entry((account, month_of_day(e.day)))
@@ -259,12 +241,8 @@ impl Models {
             (String, String, i64, i64),
             "SELECT account_id, day, calls, points FROM rm_usage_account"
         )?;
-        let charges = fetch_all!(
-            store,
-            ChargeColumns,
-            "SELECT invoice_id, account_id, key_id, operation, resource_id, points, \
-             price_list_version, day, request_id, transport, charged_at FROM rm_charges"
-        )?;
+        let charges_sql = format!("SELECT account_id, {CHARGE_COLUMNS} FROM rm_charges");
+        let charges = fetch_all!(store, AccountCharge, &charges_sql)?;
         let credits = fetch_all!(
             store,
             (String, String, i64),
@@ -295,21 +273,7 @@ impl Models {
                 .collect(),
             charges: charges
                 .into_iter()
-                .map(|(i, a, k, o, r, p, v, d, q, t, c)| {
-                    let row = ChargeRow {
-                        account_id: a,
-                        key_id: k,
-                        operation: o,
-                        resource_id: r,
-                        points: p,
-                        price_list_version: v,
-                        day: d,
-                        request_id: q,
-                        transport: t,
-                        charged_at: c,
-                    };
-                    (i, row)
-                })
+                .map(|charge| (charge.line.invoice_id.clone(), charge))
                 .collect(),
             credits: credits.into_iter().map(|(i, a, p)| (i, (a, p))).collect(),
             statements: statements

@@ -31,8 +31,9 @@ impl ToolCall {
     /// reaches the billing seam, so nothing is charged. Arguments are strict: a misspelt
     /// name is refused rather than ignored, so an agent learns of its mistake instead of
     /// paying for an unfiltered answer.
-    pub fn parse(name: &str, arguments: Option<JsonObject>) -> Result<ToolCall, ErrorData> {
-        let arguments = arguments.unwrap_or_default();
+    pub fn parse(name: &str, arguments: Option<&JsonObject>) -> Result<ToolCall, ErrorData> {
+        let none = JsonObject::new();
+        let arguments = arguments.unwrap_or(&none);
         let Some(operation) = operations::by_tool(name) else {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool `{name}`; tools/list names the six tools"),
@@ -43,19 +44,19 @@ impl ToolCall {
         check_known(arguments.keys().map(String::as_str), &known, "field").map_err(invalid)?;
         let call = match operation.id {
             id if id == operations::SEARCH_LEARNABLES.id => {
-                ToolCall::Search(SearchParams::parse(&arguments).map_err(invalid)?)
+                ToolCall::Search(SearchParams::parse(arguments).map_err(invalid)?)
             }
             id if id == operations::GET_LEARNABLE.id => {
-                ToolCall::Learnable(LearnableParams::parse(&arguments).map_err(invalid)?)
+                ToolCall::Learnable(LearnableParams::parse(arguments).map_err(invalid)?)
             }
             id if id == operations::GET_RELATED_LEARNABLES.id => {
-                ToolCall::Related(RelatedParams::parse(&arguments).map_err(invalid)?)
+                ToolCall::Related(RelatedParams::parse(arguments).map_err(invalid)?)
             }
             id if id == operations::GET_LESSON.id => {
-                ToolCall::Lesson(LessonParams::parse(&arguments).map_err(invalid)?)
+                ToolCall::Lesson(LessonParams::parse(arguments).map_err(invalid)?)
             }
             id if id == operations::GET_JOURNEY.id => {
-                ToolCall::Journey(JourneyParams::parse(&arguments).map_err(invalid)?)
+                ToolCall::Journey(JourneyParams::parse(arguments).map_err(invalid)?)
             }
             id if id == operations::LIST_WORLDS.id => ToolCall::Worlds,
             _ => {
@@ -108,15 +109,17 @@ mod tests {
     use super::*;
     use crate::operations::Price;
 
-    fn args(value: serde_json::Value) -> Option<JsonObject> {
-        value.as_object().cloned()
+    fn args(value: serde_json::Value) -> JsonObject {
+        value.as_object().cloned().expect("an object")
     }
 
     #[test]
     fn arguments_parse_into_the_rest_parameters() {
         let call = ToolCall::parse(
             "search_learnables",
-            args(serde_json::json!({"query": "taberu", "jlpt_level": 5, "limit": 20})),
+            Some(&args(
+                serde_json::json!({"query": "taberu", "jlpt_level": 5, "limit": 20}),
+            )),
         )
         .unwrap();
         let ToolCall::Search(params) = call else {
@@ -130,10 +133,10 @@ mod tests {
 
     fn call_price(name: &str) -> Price {
         let arguments = match name {
-            "search_learnables" => args(serde_json::json!({"query": "a"})),
+            "search_learnables" => Some(args(serde_json::json!({"query": "a"}))),
             _ => None,
         };
-        ToolCall::parse(name, arguments)
+        ToolCall::parse(name, arguments.as_ref())
             .unwrap()
             .operation()
             .0
@@ -144,7 +147,7 @@ mod tests {
     fn out_of_range_values_get_the_rest_message() {
         let error = ToolCall::parse(
             "search_learnables",
-            args(serde_json::json!({"query": "a", "limit": 21})),
+            Some(&args(serde_json::json!({"query": "a", "limit": 21}))),
         )
         .unwrap_err();
         assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
@@ -160,11 +163,14 @@ mod tests {
     fn missing_unknown_and_mistyped_arguments_are_refused() {
         let missing = ToolCall::parse("get_learnable", None).unwrap_err();
         assert_eq!(missing.message, "parameter `id` is required");
-        let unknown = ToolCall::parse("get_journey", args(serde_json::json!({"id": "j", "x": 1})));
+        let unknown = ToolCall::parse(
+            "get_journey",
+            Some(&args(serde_json::json!({"id": "j", "x": 1}))),
+        );
         assert!(unknown.unwrap_err().message.contains("unknown field `x`"));
         let mistyped = ToolCall::parse(
             "get_related_learnables",
-            args(serde_json::json!({"id": "a", "limit": "3"})),
+            Some(&args(serde_json::json!({"id": "a", "limit": "3"}))),
         );
         assert_eq!(
             mistyped.unwrap_err().code,
@@ -174,7 +180,7 @@ mod tests {
         assert!(tool.message.contains("unknown tool"));
         let locale = ToolCall::parse(
             "get_lesson",
-            args(serde_json::json!({"id": "l", "locale": "EN"})),
+            Some(&args(serde_json::json!({"id": "l", "locale": "EN"}))),
         );
         assert_eq!(
             locale.unwrap_err().message,

@@ -8,7 +8,7 @@
 //! rewritten into the same JSON-RPC error shape, keeping their HTTP status.
 
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -20,16 +20,17 @@ pub const PARSE_ERROR: i64 = -32_700;
 pub const INVALID_REQUEST: i64 = -32_600;
 pub const INVALID_PARAMS: i64 = -32_602;
 
-/// Largest JSON-RPC message read, in bytes (the server's body limit applies first).
-const MESSAGE_BYTES_MAX: usize = 65_536;
+/// The longest plain-text refusal of the transport read to rewrite, in bytes.
+const REFUSAL_BYTES_MAX: usize = 4_096;
 
-/// The guard, as an axum middleware on the `/mcp` route.
-pub async fn guard(request: Request, next: Next) -> Response {
+/// The guard, as an axum middleware on the `/mcp` route. A message is read up to the
+/// server's body limit (`MANABI_BODY_BYTES_MAX`), which a chunked body cannot bypass.
+pub async fn guard(State(body_bytes_max): State<usize>, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, MESSAGE_BYTES_MAX).await {
+    let bytes = match axum::body::to_bytes(body, body_bytes_max).await {
         Ok(bytes) => bytes,
         Err(_) => {
-            let message = format!("the message is larger than {MESSAGE_BYTES_MAX} bytes");
+            let message = format!("the message is larger than {body_bytes_max} bytes");
             return error_response(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 INVALID_REQUEST,
@@ -111,7 +112,7 @@ async fn rewrite_plain_refusal(response: Response) -> Response {
         return response;
     }
     let (parts, body) = response.into_parts();
-    let text = axum::body::to_bytes(body, MESSAGE_BYTES_MAX)
+    let text = axum::body::to_bytes(body, REFUSAL_BYTES_MAX)
         .await
         .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_owned())
         .unwrap_or_default();

@@ -45,7 +45,10 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         transport_config(&state.settings.mcp),
     );
     let endpoint = post_service(service)
-        .route_layer(axum::middleware::from_fn(jsonrpc::guard))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.settings.limits.body_bytes_max,
+            jsonrpc::guard,
+        ))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::require_key,

@@ -82,7 +82,7 @@ impl ServerHandler for ManabiTools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.unwrap_or_default();
-        let call = ToolCall::parse(&request.name, Some(arguments.clone()))?;
+        let call = ToolCall::parse(&request.name, Some(&arguments))?;
         let Some(billed) = billed_call(&context) else {
             // The HTTP gate already refuses keyless requests; this keeps a tool from ever
             // serving the keyless sample should the handler be reached another way.

@@ -181,21 +181,28 @@ pub enum StoreError {
     Unavailable(String),
 }
 
+/// The database could not be reached: no connection to be had, one lost, or the server
+/// refusing work (SQLSTATE classes 08, connection exception, and 57, operator
+/// intervention such as a shutdown).
+pub fn is_unreachable(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_) => true,
+        sqlx::Error::Database(database) => database
+            .code()
+            .is_some_and(|code| code.starts_with("08") || code.starts_with("57")),
+        _ => false,
+    }
+}
+
 impl StoreError {
-    /// The database could not be reached (no connection to be had, or one lost).
+    /// The database could not be reached (see [`is_unreachable`]).
     pub fn is_unreachable(&self) -> bool {
-        matches!(
-            self,
-            StoreError::Database(
-                sqlx::Error::Io(_)
-                    | sqlx::Error::PoolTimedOut
-                    | sqlx::Error::PoolClosed
-                    | sqlx::Error::WorkerCrashed
-                    | sqlx::Error::Tls(_)
-                    | sqlx::Error::Protocol(_)
-            )
-        ) || matches!(self, StoreError::Database(sqlx::Error::Database(error))
-            if error.code().is_some_and(|code| code.starts_with("08") || code.starts_with("57")))
+        matches!(self, StoreError::Database(error) if is_unreachable(error))
     }
 
     /// The failure happened before anything was sent to the database, so nothing of the
