@@ -626,6 +626,96 @@ async fn a_retry_under_the_same_key_is_charged_once(ledger: &Ledger, apps: &[&Te
     ledger.assert_verified();
 }
 
+/// Reads carry a weak `ETag`; a revalidation naming it is answered 304 with no body and
+/// is not charged, on whichever server; a stale tag gets the data and its charge. The
+/// keyless sample may be stored by anyone, a keyed answer by its caller only, an account
+/// answer by no one.
+async fn a_revalidated_read_is_304_and_free(ledger: &Ledger, apps: &[&TestApp]) {
+    let funded = ledger.funded(100);
+    let key = funded.api_key.as_str();
+    let path = format!("/api/v1/learnables/{FULL_ONLY_ID}");
+    let (status, body, headers) = keyed_get(apps[0], key, &path).await;
+    assert_eq!(status, 200, "{body}");
+    let header = |headers: &reqwest::header::HeaderMap, name: &str| {
+        headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let etag = header(&headers, "etag");
+    assert!(etag.starts_with("W/\""), "a weak tag: {etag:?}");
+    assert_eq!(header(&headers, "cache-control"), "private, no-cache");
+
+    for (i, tag) in [
+        etag.clone(),
+        etag.trim_start_matches("W/").to_owned(),
+        "*".into(),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let request = apps[i % apps.len()]
+            .client
+            .get(format!("{}{path}", apps[i % apps.len()].address));
+        let response = request
+            .header("x-api-key", key)
+            .header("if-none-match", format!("\"other\", {tag}"))
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(response.status().as_u16(), 304, "If-None-Match: {tag}");
+        assert_eq!(header(response.headers(), "etag"), etag);
+        assert!(response.bytes().await.expect("body").is_empty());
+    }
+    assert_eq!(
+        balance(apps[0], key).await,
+        99,
+        "only the first read is charged"
+    );
+
+    let stale = apps[0]
+        .client
+        .get(format!("{}{path}", apps[0].address))
+        .header("if-none-match", "W/\"0000000000000000\"");
+    let (status, body, _) = keyed_request(stale, key).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["billing"]["points_charged"], 1);
+    assert_eq!(balance(apps[0], key).await, 98);
+
+    let keyless = apps[0]
+        .client
+        .get(format!(
+            "{}/api/v1/learnables/vocab-taberu",
+            apps[0].address
+        ))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(keyless.status().as_u16(), 200);
+    assert_eq!(
+        header(keyless.headers(), "cache-control"),
+        "public, max-age=300"
+    );
+    let keyless_tag = header(keyless.headers(), "etag");
+    let again = apps[0]
+        .client
+        .get(format!(
+            "{}/api/v1/learnables/vocab-taberu",
+            apps[0].address
+        ))
+        .header("if-none-match", &keyless_tag)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(again.status().as_u16(), 304);
+
+    let (_, _, headers) = keyed_get(apps[0], key, "/api/v1/account").await;
+    assert_eq!(header(&headers, "cache-control"), "no-store");
+    assert!(headers.get("etag").is_none());
+    ledger.assert_verified();
+}
+
 /// A stored event the read models cannot take (written before points were bounded: two
 /// credits near `i64::MAX`) stops `manabi projector` with that event named, instead of
 /// retrying it forever while every account's invoice lines freeze behind it.
@@ -711,4 +801,5 @@ on_one_and_two_servers!(
     exactly_the_balance_is_spent,
     mixed_prices_never_overdraw,
     a_retry_under_the_same_key_is_charged_once,
+    a_revalidated_read_is_304_and_free,
 );

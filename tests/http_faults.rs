@@ -8,6 +8,9 @@ use std::time::{Duration, Instant};
 
 use manabi_tests::{TestApp, spawn_binary_with};
 
+/// Hex characters in a key's secret part.
+const SECRET_HEX_CHARS: usize = 64;
+
 fn socket_address(app: &TestApp) -> String {
     app.address.trim_start_matches("http://").to_owned()
 }
@@ -128,6 +131,67 @@ async fn a_get_with_a_body_is_refused() {
     }
 }
 
+/// Requests hyper cannot parse — a broken request line, a header without a colon, a
+/// control character in a value, more headers than it reads — are answered in the error
+/// envelope with a request id, not with an empty hyper answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unparseable_requests_are_answered_in_the_envelope() {
+    let app = spawn_binary_with(&[]).await;
+    let address = socket_address(&app);
+    let many_headers: String = (0..120).map(|i| format!("X-H{i}: v\r\n")).collect();
+    let cases: Vec<(Vec<u8>, &str, &str)> = vec![
+        (
+            b"NOT HTTP AT ALL\r\n\r\n".to_vec(),
+            "400",
+            "MALFORMED_REQUEST",
+        ),
+        (
+            b"GET /api/v1 HTTP/1.1\r\nHost x\r\n\r\n".to_vec(),
+            "400",
+            "MALFORMED_REQUEST",
+        ),
+        (
+            b"GET /api/v1 HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n".to_vec(),
+            "400",
+            "MALFORMED_REQUEST",
+        ),
+        (
+            format!("GET /api/v1 HTTP/1.1\r\nHost: x\r\n{many_headers}\r\n").into_bytes(),
+            "431",
+            "HEADERS_TOO_LARGE",
+        ),
+    ];
+    let answers = tokio::task::spawn_blocking(move || {
+        cases
+            .into_iter()
+            .map(|(request, status, code)| {
+                let mut stream = TcpStream::connect(&address).expect("connect");
+                stream
+                    .set_read_timeout(Some(Duration::from_secs(5)))
+                    .expect("timeout");
+                let _ = stream.write_all(&request);
+                let mut answer = Vec::new();
+                let _ = stream.read_to_end(&mut answer);
+                (String::from_utf8_lossy(&answer).into_owned(), status, code)
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .expect("requests");
+    for (answer, status, code) in answers {
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "{answer}"
+        );
+        let (head, body) = answer.split_once("\r\n\r\n").expect("a head");
+        assert!(head.contains("x-request-id: "), "{head}");
+        assert!(head.contains("content-type: application/json"), "{head}");
+        let body: serde_json::Value = serde_json::from_str(body).expect("a JSON body");
+        assert_eq!(body["ok"], false, "{body}");
+        assert_eq!(body["error"]["code"], code, "{body}");
+    }
+}
+
 /// A caller's request id is kept only when short and plain; otherwise the server makes
 /// its own, and the answer says which.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -151,13 +215,38 @@ async fn unusable_request_ids_are_replaced() {
     }
 }
 
-/// While PostgreSQL cannot be reached, keyed calls are refused with 503 and `Retry-After`
-/// in bounded time (the first within the pool's 5 s connection wait, the next at once)
-/// and `/readyz` says so within its 1 s probe; nothing is charged. Once the database is
-/// back, calls succeed again without a restart, and the ledger holds exactly the
-/// answered calls.
+/// How a test takes PostgreSQL away and brings it back.
+enum Outage {
+    /// A network partition: a forwarder between server and database stops forwarding,
+    /// so packets go unanswered.
+    Partition(manabi_tests::proxy::TcpProxy),
+    /// A throwaway cluster stopped with `-m immediate` and started again.
+    Stopped(manabi_tests::pg_cluster::PgCluster),
+}
+
+impl Outage {
+    fn begin(&self) {
+        match self {
+            Outage::Partition(proxy) => proxy.stop(),
+            Outage::Stopped(cluster) => cluster.stop(),
+        }
+    }
+
+    async fn end(&self) {
+        match self {
+            Outage::Partition(proxy) => proxy.resume().await,
+            Outage::Stopped(cluster) => cluster.resume(),
+        }
+    }
+}
+
+/// While PostgreSQL cannot be reached — partitioned away, or stopped — keyed calls are
+/// refused with 503 and `Retry-After` in bounded time (the first within the pool's 5 s
+/// connection wait, the next at once) and `/readyz` says so within its 1 s probe;
+/// nothing is charged. Once the database is back, calls succeed again without a
+/// restart, and the ledger holds exactly the answered calls.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_unreachable_fails_fast_and_recovers_without_a_restart() {
+async fn postgres_partitioned_away_fails_fast_and_recovers_without_a_restart() {
     use manabi_tests::ledger::{Backend, fresh_db};
     use manabi_tests::proxy::TcpProxy;
 
@@ -166,13 +255,25 @@ async fn postgres_unreachable_fails_fast_and_recovers_without_a_restart() {
     let (host, path) = tail.split_once('/').expect("host/db");
     let proxy = TcpProxy::start(host).await;
     let proxied = format!("{head}@{}/{path}", proxy.address);
+    fails_fast_and_recovers(&db.url, &proxied, Outage::Partition(proxy)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_stopped_fails_fast_and_recovers_without_a_restart() {
+    let cluster = manabi_tests::pg_cluster::PgCluster::start();
+    let url = cluster.url.clone();
+    fails_fast_and_recovers(&url, &url, Outage::Stopped(cluster)).await;
+}
+
+/// The server uses `served_url`; the test funds and verifies through `url`.
+async fn fails_fast_and_recovers(url: &str, served_url: &str, outage: Outage) {
     let app = spawn_binary_with(&[
-        ("MANABI_DATABASE_URL", proxied.as_str()),
+        ("MANABI_DATABASE_URL", served_url),
         ("MANABI_KEY_RATE_PER_SEC", "0"),
         ("MANABI_RUN_PROJECTOR", "false"),
     ])
     .await;
-    let (_, _, key) = manabi_tests::funded_key(&db.url, 100);
+    let (_, _, key) = manabi_tests::funded_key(url, 100);
     let keyed = |path: &'static str| {
         app.client
             .get(format!("{}{path}", app.address))
@@ -183,8 +284,30 @@ async fn postgres_unreachable_fails_fast_and_recovers_without_a_restart() {
     let mut answered = 0;
     assert_eq!(keyed(read).await.expect("sent").status(), 200);
     answered += 1;
+    // A well-formed key naming an account that does not exist: looked up once, then
+    // refused from memory, even while the database is away.
+    let made_up = format!(
+        "svc_ak_{}_{}_{}",
+        uuid::Uuid::now_v7().simple(),
+        uuid::Uuid::now_v7().simple(),
+        "ab".repeat(SECRET_HEX_CHARS / 2)
+    );
+    let with_made_up_key = || {
+        app.client
+            .get(format!("{}{read}", app.address))
+            .header("x-api-key", &made_up)
+            .send()
+    };
+    assert_eq!(with_made_up_key().await.expect("sent").status(), 401);
 
-    proxy.stop();
+    outage.begin();
+    let started = Instant::now();
+    assert_eq!(with_made_up_key().await.expect("sent").status(), 401);
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        started.elapsed()
+    );
     for attempt in 0..3 {
         let started = Instant::now();
         let response = keyed(read).await.expect("sent");
@@ -207,7 +330,7 @@ async fn postgres_unreachable_fails_fast_and_recovers_without_a_restart() {
         started.elapsed()
     );
 
-    proxy.resume().await;
+    outage.end().await;
     let started = Instant::now();
     loop {
         let status = keyed(read).await.expect("sent").status();
@@ -225,16 +348,26 @@ async fn postgres_unreachable_fails_fast_and_recovers_without_a_restart() {
     let account = keyed("/api/v1/account").await.expect("sent");
     let account: serde_json::Value = account.json().await.expect("JSON");
     assert_eq!(account["data"]["balance"], 100 - answered, "{account}");
-    let report = manabi_tests::admin(&db.url, &["ledger", "verify", "--catch-up"]);
+    let report = manabi_tests::admin(url, &["ledger", "verify", "--catch-up"]);
     assert_eq!(report["ok"], true, "{report}");
 }
 
 /// `manabi serve` killed with SIGKILL under keyed load: every invoice a client received
 /// is in the ledger afterwards (an answer leaves only after its charge is durable), and
-/// the ledger verifies.
+/// the ledger verifies. On SQLite and on PostgreSQL.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_invoice_answered_before_a_kill_is_in_the_ledger() {
-    let db = manabi_tests::ledger::fresh_sqlite_db();
+async fn sqlite_every_invoice_answered_before_a_kill_is_in_the_ledger() {
+    every_invoice_answered_before_a_kill_is_in_the_ledger(manabi_tests::ledger::fresh_sqlite_db())
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_every_invoice_answered_before_a_kill_is_in_the_ledger() {
+    use manabi_tests::ledger::{Backend, fresh_db};
+    every_invoice_answered_before_a_kill_is_in_the_ledger(fresh_db(Backend::Postgres).await).await;
+}
+
+async fn every_invoice_answered_before_a_kill_is_in_the_ledger(db: manabi_tests::ledger::TestDb) {
     let mut app = spawn_binary_with(&[
         ("MANABI_DATABASE_URL", db.url.as_str()),
         ("MANABI_KEY_RATE_PER_SEC", "0"),
@@ -274,16 +407,19 @@ async fn every_invoice_answered_before_a_kill_is_in_the_ledger() {
     assert!(answered.len() > 50, "load ran: {}", answered.len());
 
     use sqlx::Connection;
-    let mut conn = sqlx::SqliteConnection::connect(&db.url)
-        .await
-        .expect("ledger");
-    let stored: std::collections::HashSet<String> =
-        sqlx::query_scalar("SELECT id FROM events WHERE event_type = 'CallCharged'")
-            .fetch_all(&mut conn)
+    let charges = "SELECT CAST(id AS TEXT) FROM events WHERE event_type = 'CallCharged'";
+    let stored: std::collections::HashSet<String> = if db.url.starts_with("sqlite") {
+        let mut conn = sqlx::SqliteConnection::connect(&db.url)
             .await
-            .expect("charges")
-            .into_iter()
-            .collect();
+            .expect("ledger");
+        sqlx::query_scalar(charges).fetch_all(&mut conn).await
+    } else {
+        let mut conn = sqlx::PgConnection::connect(&db.url).await.expect("ledger");
+        sqlx::query_scalar(charges).fetch_all(&mut conn).await
+    }
+    .expect("charges")
+    .into_iter()
+    .collect();
     let missing: Vec<&String> = answered.iter().filter(|id| !stored.contains(*id)).collect();
     assert!(
         missing.is_empty(),

@@ -3,7 +3,7 @@
 //! Documents are held as JSON text; the envelope is spliced around that text instead of
 //! parsing and re-serializing it, which keeps an entry read to one buffer copy.
 
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, Bytes, BytesMut};
 use manabi_schemas::Billing;
@@ -30,6 +30,10 @@ pub struct Answer {
     pub placement: BillingPlacement,
     /// Tokens left in the caller's burst bucket, sent as the `RateLimit` header.
     pub tokens_left: Option<u32>,
+    /// The `ETag` of `data`, set for REST answers (see [`Answer::entity_tag`]).
+    pub etag: Option<HeaderValue>,
+    /// The caller's `If-None-Match` named the current `data`: answered 304 with no body.
+    pub not_modified: bool,
 }
 
 impl Answer {
@@ -40,7 +44,32 @@ impl Answer {
             billing: None,
             placement: BillingPlacement::Envelope,
             tokens_left: None,
+            etag: None,
+            not_modified: false,
         }
+    }
+
+    /// A weak entity tag of `data` and the sample flag: `W/"<xxh3-64 in hex>"`. Weak,
+    /// because what a validator vouches for is the data; the Billing object around it
+    /// differs from call to call.
+    pub fn entity_tag(&self) -> HeaderValue {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(&[u8::from(self.sample)]);
+        hasher.update(&self.data);
+        let tag = format!("W/\"{:016x}\"", hasher.digest());
+        HeaderValue::from_str(&tag).expect("hex digits are a valid header value")
+    }
+
+    /// Who may store the answer: the keyless sample is the same for everyone; a keyed
+    /// answer carries its caller's Billing object, so only the caller may keep it, and
+    /// must revalidate it (a revalidation answered 304 is free).
+    /// Account answers have no validator and are not stored at all.
+    fn cache_control(&self) -> HeaderValue {
+        HeaderValue::from_static(match (self.sample, &self.etag) {
+            (true, _) => "public, max-age=300",
+            (false, Some(_)) => "private, no-cache",
+            (false, None) => "no-store",
+        })
     }
 
     pub fn with_billing_in_data(mut self) -> Answer {
@@ -100,12 +129,28 @@ pub fn json_response(body: Bytes) -> Response {
 impl IntoResponse for Answer {
     /// The envelope, with the IETF `RateLimit` header of the caller's burst bucket (the
     /// server adds the matching `RateLimit-Policy`).
-    fn into_response(self) -> Response {
+    fn into_response(mut self) -> Response {
         let tokens_left = self.tokens_left;
-        let mut response = json_response(self.into_body());
+        let cache_control = self.cache_control();
+        let etag = self.etag.take();
+        let mut response = if self.not_modified {
+            StatusCode::NOT_MODIFIED.into_response()
+        } else {
+            json_response(self.into_body())
+        };
+        let headers = response.headers_mut();
         if let Some(value) = tokens_left.and_then(|left| ratelimit_header(left, 1)) {
-            response.headers_mut().insert("ratelimit", value);
+            headers.insert("ratelimit", value);
         }
+        if let Some(etag) = etag {
+            headers.insert(header::ETAG, etag);
+        }
+        headers.insert(header::CACHE_CONTROL, cache_control);
+        // A keyless and a keyed answer to the same URL differ.
+        headers.append(
+            header::VARY,
+            HeaderValue::from_static("authorization, x-api-key"),
+        );
         response
     }
 }

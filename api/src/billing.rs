@@ -13,6 +13,7 @@ use governor::NotUntil;
 use governor::clock::{Clock, DefaultClock};
 use manabi_ledger::account::Points;
 use manabi_ledger::{AuthError, ChargeRequest, EventStore, Receipt, Refusal, StreamName};
+use manabi_schemas::events::Transport;
 use manabi_schemas::{Billing, ErrorCode};
 use secrecy::{ExposeSecret, SecretString};
 
@@ -54,6 +55,15 @@ pub async fn serve_call(
     let tokens_left = limit_burst(state, &caller)?;
     let mut answer = resolve(&caller)?;
     answer.tokens_left = tokens_left;
+    if call.transport == Transport::Rest {
+        let etag = answer.entity_tag();
+        answer.not_modified = call.already_has(&etag);
+        answer.etag = Some(etag);
+    }
+    if answer.not_modified {
+        // A 304 carries no data, so it is never charged (docs/api.md, "Caching").
+        return Ok(answer);
+    }
     debit(state, &caller, &call, operation, resource_id, answer).await
 }
 

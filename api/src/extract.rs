@@ -8,7 +8,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use axum::extract::{ConnectInfo, FromRequestParts, Path};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, Method, header};
+use axum::http::{HeaderMap, HeaderValue, Method, header};
 use manabi_ledger::ChargeTicket;
 use manabi_schemas::ErrorCode;
 use manabi_schemas::events::{ChargeIdempotency, Transport};
@@ -121,6 +121,8 @@ pub struct Call {
     pub ticket: ChargeTicket,
     /// A HEAD request is answered without a body, so it is never charged.
     pub head: bool,
+    /// The `If-None-Match` header: the entity tags of the copies the caller holds.
+    if_none_match: Option<String>,
     query: Result<QueryParams, ApiError>,
     /// The parameters in a canonical form, for telling an idempotent retry from another
     /// request: the sorted query pairs, or an MCP call's sorted JSON arguments.
@@ -136,9 +138,23 @@ impl Call {
             transport,
             ticket: ChargeTicket::new(),
             head: false,
+            if_none_match: None,
             query: Ok(QueryParams::default()),
             shape: String::new(),
         }
+    }
+
+    /// The caller's `If-None-Match` names `etag` (or is `*`): its copy is current. Entity
+    /// tags compare weakly (RFC 9110 §13.1.2), so `W/"x"` and `"x"` are the same tag.
+    pub fn already_has(&self, etag: &HeaderValue) -> bool {
+        let Some(listed) = &self.if_none_match else {
+            return false;
+        };
+        let opaque = |tag: &str| tag.trim().trim_start_matches("W/").to_owned();
+        let ours = opaque(etag.to_str().unwrap_or(""));
+        listed
+            .split(',')
+            .any(|tag| tag.trim() == "*" || opaque(tag) == ours)
     }
 
     /// The canonical form of an MCP call's arguments.
@@ -214,6 +230,11 @@ impl<S: Send + Sync> FromRequestParts<S> for Call {
             transport: Transport::Rest,
             ticket: ticket_of(&parts.extensions),
             head: parts.method == Method::HEAD,
+            if_none_match: parts
+                .headers
+                .get(header::IF_NONE_MATCH)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned),
             query,
             shape,
         })
@@ -321,7 +342,6 @@ impl<S: Send + Sync> FromRequestParts<S> for IdPath {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
     use secrecy::ExposeSecret;
 
     #[test]

@@ -17,6 +17,7 @@ pub mod openapi;
 pub mod operations;
 pub mod params;
 pub mod reads;
+pub mod rejections;
 pub mod render;
 pub mod routes;
 pub mod server;

@@ -47,7 +47,52 @@ pub fn finish(mut openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi
     ErrorAnswers.modify(&mut openapi);
     KeySchemes.modify(&mut openapi);
     IdempotencyKeys.modify(&mut openapi);
+    ConditionalReads.modify(&mut openapi);
     openapi
+}
+
+/// `If-None-Match` and its 304 on every operation anyone may call: their answers carry
+/// an `ETag` (the account endpoints' answers are not stored, so they have none).
+struct ConditionalReads;
+
+impl Modify for ConditionalReads {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
+        let text = || schema::ObjectBuilder::new().schema_type(schema::Type::String);
+        for operation in crate::operations::OPERATIONS {
+            if operation.access != crate::operations::Access::Public {
+                continue;
+            }
+            let Some(get) = openapi
+                .paths
+                .paths
+                .get_mut(operation.path)
+                .and_then(|item| item.get.as_mut())
+            else {
+                continue;
+            };
+            let header = ParameterBuilder::new()
+                .name("If-None-Match")
+                .parameter_in(ParameterIn::Header)
+                .description(Some(
+                    "The ETag of a copy you hold: if the data is unchanged the answer is 304 \
+                     with no body, and a 304 is never charged.",
+                ))
+                .schema(Some(text()))
+                .build();
+            get.parameters.get_or_insert_with(Vec::new).push(header);
+            let etag = HeaderBuilder::new()
+                .schema(text())
+                .description(Some("The weak entity tag of the data"))
+                .build();
+            let unchanged = ResponseBuilder::new()
+                .description("The copy named by If-None-Match is current; no body, nothing charged")
+                .header("ETag", etag);
+            get.responses
+                .responses
+                .insert("304".to_owned(), unchanged.build().into());
+        }
+    }
 }
 
 /// The `Idempotency-Key` header and its 409 on every billed operation of the table.

@@ -8,6 +8,7 @@
 //! - `header_read_timeout_ms` to receive a request's headers, from the moment the
 //!   connection waits for them: a client that sends them byte by byte (slowloris), or a
 //!   keep-alive connection that stays silent, is closed once it passes.
+//! - A request hyper cannot parse is answered in the error envelope ([`Enveloped`]).
 //! - Graceful shutdown: on `stop` no new connection is accepted and those open finish
 //!   their requests, at most `SHUTDOWN_WAIT_MS`.
 
@@ -26,6 +27,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
+use crate::rejections::Enveloped;
 use crate::settings::ConnectionLimits;
 
 /// How long shutdown waits for open connections to finish.
@@ -80,8 +82,10 @@ pub async fn serve(
                     request.extensions_mut().insert(ConnectInfo(peer));
                     request
                 });
-        let connection =
-            builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+        let connection = builder.serve_connection(
+            TokioIo::new(Enveloped::new(stream)),
+            TowerToHyperService::new(service),
+        );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             if let Err(error) = connection.await {

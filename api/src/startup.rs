@@ -205,6 +205,7 @@ fn cors_layer(origins: &[String]) -> tower_http::cors::CorsLayer {
             named("x-api-key"),
             named("idempotency-key"),
             named("x-request-id"),
+            header::IF_NONE_MATCH,
             named("mcp-protocol-version"),
         ])
         .expose_headers([
@@ -212,6 +213,7 @@ fn cors_layer(origins: &[String]) -> tower_http::cors::CorsLayer {
             named("ratelimit"),
             named("ratelimit-policy"),
             header::RETRY_AFTER,
+            header::ETAG,
         ])
         .max_age(Duration::from_secs(86_400))
 }

@@ -37,6 +37,7 @@ use crate::store::{
     StreamName,
 };
 use crate::ticket::ChargeTicket;
+use crate::unknown::UnknownAccounts;
 
 /// Bounds of the writer.
 #[derive(Debug, Clone)]
@@ -134,6 +135,7 @@ impl From<Refusal> for AuthError {
 pub struct Biller {
     jobs: mpsc::Sender<Job>,
     published: Arc<Published>,
+    unknown: Arc<UnknownAccounts>,
     clock: Arc<dyn Clock>,
     health: Arc<LedgerHealth>,
 }
@@ -212,6 +214,7 @@ impl Biller {
         Biller {
             jobs: sender,
             published,
+            unknown: Arc::new(UnknownAccounts::default()),
             clock,
             health,
         }
@@ -245,12 +248,20 @@ impl Biller {
         self.check_against_stream(&key).await
     }
 
+    /// An account id found absent is remembered ([`UnknownAccounts`]): the next key
+    /// naming it is refused without a database read.
     async fn check_against_stream(&self, key: &ApiKey) -> Result<Caller, AuthError> {
+        if self.unknown.contains(key.account_id) {
+            return Err(AuthError::Unknown);
+        }
         let account = self
             .account(key.account_id)
             .await
             .map_err(AuthError::from)?;
-        let account = account.ok_or(AuthError::Unknown)?;
+        let Some(account) = account else {
+            self.unknown.insert(key.account_id);
+            return Err(AuthError::Unknown);
+        };
         account.check_key(key, self.clock.now())?;
         Ok(caller_of(key))
     }

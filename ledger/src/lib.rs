@@ -11,6 +11,7 @@ pub mod operator;
 pub mod repository;
 pub mod store;
 pub mod ticket;
+pub mod unknown;
 
 pub use account::{Account, ChargeRequest, Points, QuotaScope, Refusal};
 pub use api_key::ApiKey;

@@ -6,6 +6,7 @@
 
 pub mod fixture;
 pub mod ledger;
+pub mod pg_cluster;
 pub mod proxy;
 
 use std::io::{BufRead, BufReader};
