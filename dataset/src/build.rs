@@ -20,6 +20,10 @@ use manabi_artifact::{ARTIFACT_FORMAT, ArtifactWriter, Manifest, Record, SourceR
 /// File names inside the output directory.
 pub const ARTIFACT_FILE: &str = "manabi-dataset.jsonl.zst";
 pub const MANIFEST_FILE: &str = "manifest.json";
+/// The report of graded-list rows that match no JMdict entry, written next to the
+/// artifact; its line count is the manifest's `vocabulary_rows_unmatched`.
+pub const UNMATCHED_FILE: &str = "vocabulary-unmatched.tsv";
+pub const UNMATCHED_COUNT: &str = "vocabulary_rows_unmatched";
 /// The committed artifact must stay under this size.
 pub const ARTIFACT_BYTES_MAX: u64 = 20 * 1024 * 1024;
 
@@ -59,17 +63,19 @@ impl Builder {
         }
     }
 
-    fn run(self, ctx: &BuildContext, built: &[Part]) -> anyhow::Result<Part> {
-        match self {
+    /// The builder's part, and the rows it could not place when it reports them.
+    fn run(self, ctx: &BuildContext, built: &[Part]) -> anyhow::Result<(Part, Vec<String>)> {
+        let part = match self {
             Builder::Kanji => crate::kanji::build(ctx),
             Builder::Characters => crate::characters::build(ctx),
             Builder::Radicals => crate::radicals::build(ctx, &BuildInputs::new(built)),
-            Builder::Vocabulary => crate::vocabulary::build(ctx),
+            Builder::Vocabulary => return crate::vocabulary::build_reported(ctx),
             Builder::Grammar => crate::grammar::build(ctx),
             Builder::History => crate::history::build(ctx),
             // The teaching layer runs after assembly, over every entry.
             Builder::Lessons => Ok(Part::default()),
-        }
+        };
+        Ok((part?, Vec::new()))
     }
 }
 
@@ -243,34 +249,51 @@ fn progress_bar(options: &BuildOptions, template: &str) -> ProgressBar {
     bar
 }
 
-fn run_builders(options: &BuildOptions, ctx: &BuildContext) -> anyhow::Result<Vec<Part>> {
+/// The builders' parts and the unmatched list rows (empty unless vocabulary ran).
+fn run_builders(
+    options: &BuildOptions,
+    ctx: &BuildContext,
+) -> anyhow::Result<(Vec<Part>, Option<Vec<String>>)> {
     let bar = progress_bar(options, "{spinner} [{elapsed}] {pos}/{len} builders: {msg}");
     bar.set_length(options.builders.len() as u64);
     bar.enable_steady_tick(Duration::from_millis(120));
     let mut parts = Vec::new();
+    let mut unmatched = None;
     for builder in &options.builders {
         bar.set_message(builder.name());
-        let part = builder
+        let (part, reported) = builder
             .run(ctx, &parts)
             .map_err(|error| error.context(format!("the {} builder failed", builder.name())))?;
+        if *builder == Builder::Vocabulary {
+            unmatched = Some(reported);
+        }
         parts.push(part);
         bar.inc(1);
     }
     bar.finish_with_message("done");
-    Ok(parts)
+    Ok((parts, unmatched))
 }
 
 /// Runs the builders and writes `<out>/manabi-dataset.jsonl.zst` and `<out>/manifest.json`.
 pub fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let ctx = BuildContext::new(&options.sources_dir);
-    let parts = run_builders(options, &ctx)?;
+    let (parts, unmatched) = run_builders(options, &ctx)?;
     let mut assembled = assemble(parts)?;
     if options.builders.contains(&Builder::Lessons) {
         let learnables = assembled.learnables.iter().map(|built| &built.learnable);
         assembled.teaching = Some(crate::lessons::build(learnables)?);
     }
-    let manifest = manifest(ctx.sources(), &assembled);
+    let mut manifest = manifest(ctx.sources(), &assembled);
     std::fs::create_dir_all(&options.out_dir)?;
+    if let Some(unmatched) = unmatched {
+        manifest
+            .counts
+            .insert(UNMATCHED_COUNT.to_string(), unmatched.len());
+        let mut report = vec![crate::vocabulary::UNMATCHED_HEADER.to_string()];
+        report.extend(unmatched);
+        report.push(String::new());
+        std::fs::write(options.out_dir.join(UNMATCHED_FILE), report.join("\n"))?;
+    }
     let artifact = options.out_dir.join(ARTIFACT_FILE);
     let bar = progress_bar(options, "[{elapsed}] {bar:40} {pos}/{len} records");
     let file = std::io::BufWriter::new(std::fs::File::create(&artifact)?);

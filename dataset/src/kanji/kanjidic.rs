@@ -1,5 +1,6 @@
 //! KANJIDIC2 (`kanjidic2.xml`), read as a stream: one [`KanjidicEntry`] per `character`.
-//! The `jlpt` element is deliberately ignored: it is the pre-2010 four-level system.
+//! The `jlpt` element is the pre-2010 four-level system; it is kept as `jlpt_old` and only
+//! used where no current list grades a jōyō kanji (see `kanji::levels`).
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -20,6 +21,8 @@ pub struct KanjidicEntry {
     /// The first stroke count is the accepted one; later ones are common miscounts.
     pub stroke_count: Option<u8>,
     pub frequency: Option<u32>,
+    /// The old JLPT level (4 = easiest .. 1), as KANJIDIC2 still records it.
+    pub jlpt_old: Option<u8>,
     /// `(dr_type or qc_type, value)` in file order; SKIP misclassifications are left out.
     pub references: Vec<(String, String)>,
     pub on: Vec<String>,
@@ -40,6 +43,7 @@ enum Field {
     Grade,
     StrokeCount,
     Frequency,
+    JlptOld,
     Reference(String),
     Reading(String),
     Meaning(Option<String>),
@@ -57,6 +61,7 @@ fn field_of(element: &quick_xml::events::BytesStart<'_>) -> Field {
         b"grade" => Field::Grade,
         b"stroke_count" => Field::StrokeCount,
         b"freq" => Field::Frequency,
+        b"jlpt" => Field::JlptOld,
         b"dic_ref" => attribute(element, b"dr_type").map_or(Field::Other, Field::Reference),
         b"q_code" if attribute(element, b"skip_misclass").is_none() => {
             attribute(element, b"qc_type").map_or(Field::Other, Field::Reference)
@@ -79,6 +84,7 @@ impl KanjidicEntry {
                 self.stroke_count = text.parse().ok();
             }
             Field::Frequency => self.frequency = text.parse().ok(),
+            Field::JlptOld => self.jlpt_old = text.parse().ok(),
             Field::Reference(kind) => self.references.push((kind.clone(), text)),
             Field::Reading(kind) if kind == "ja_on" => self.on.push(text),
             Field::Reading(kind) if kind == "ja_kun" => self.kun.push(text),
@@ -157,6 +163,7 @@ mod tests {
         assert_eq!(entry.ucs.as_deref(), Some("65e5"));
         assert_eq!(entry.radical, Some(72));
         assert_eq!(entry.stroke_count, Some(4));
+        assert_eq!(entry.jlpt_old, Some(4));
         assert_eq!(
             entry.references.len(),
             2,

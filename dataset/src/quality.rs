@@ -1,0 +1,281 @@
+//! The level rules an artifact must keep, measured once for `verify` (the problems) and
+//! `stats` (the figures): the editors' beginner core is present at its level, no
+//! name-only kanji has a JLPT level, and every jōyō kanji has a level or a recorded reason.
+
+use std::collections::BTreeMap;
+
+use manabi_schemas::{LearnableSummary, LearnableType};
+use serde_json::Value;
+
+use crate::build::UNMATCHED_COUNT;
+use crate::kanji::levels::REASON_TAGS;
+use crate::vocabulary::core::{self, CoreWord};
+use manabi_artifact::Artifact;
+
+/// Figures for `stats --json` (`quality.*`) and the problems `verify` lists.
+#[derive(Debug, Default)]
+pub struct LevelQuality {
+    pub figures: BTreeMap<String, usize>,
+    pub problems: Vec<String>,
+}
+
+/// Measures the artifact against the level rules.
+pub fn levels(artifact: &Artifact) -> LevelQuality {
+    let mut quality = LevelQuality::default();
+    beginner_core(artifact, &mut quality);
+    kanji_levels(artifact, &mut quality);
+    vocabulary_levels(artifact, &mut quality);
+    let unmatched = artifact
+        .manifest
+        .as_ref()
+        .and_then(|m| m.counts.get(UNMATCHED_COUNT));
+    if let Some(count) = unmatched {
+        quality.figures.insert(UNMATCHED_COUNT.to_string(), *count);
+    }
+    quality
+}
+
+fn has_form(summary: &LearnableSummary, text: &str) -> bool {
+    summary.writing_forms.iter().any(|form| form.text == text)
+}
+
+/// The vocabulary entry a core row names: written that way and read that way.
+fn core_entry<'a>(artifact: &'a Artifact, row: &CoreWord) -> Vec<&'a LearnableSummary> {
+    artifact
+        .learnables
+        .iter()
+        .map(|l| &l.summary)
+        .filter(|s| s.kind == LearnableType::Vocabulary)
+        .filter(|s| has_form(s, &row.written) && has_form(s, row.kana()))
+        .collect()
+}
+
+fn beginner_core(artifact: &Artifact, quality: &mut LevelQuality) {
+    let rows = match core::rows() {
+        Ok(rows) => rows,
+        Err(error) => {
+            quality.problems.push(error.to_string());
+            return;
+        }
+    };
+    quality
+        .figures
+        .insert("beginner_core_rows".to_string(), rows.len());
+    // A build without the vocabulary builder (`build --only kanji`) has nothing to check.
+    let has_vocabulary = artifact
+        .learnables
+        .iter()
+        .any(|l| l.summary.kind == LearnableType::Vocabulary);
+    if !has_vocabulary {
+        quality
+            .figures
+            .insert("beginner_core_present".to_string(), 0);
+        return;
+    }
+    let mut present = 0;
+    for row in &rows {
+        let found = core_entry(artifact, row);
+        let at_level = found.iter().any(|s| s.jlpt_level == Some(row.level));
+        if at_level {
+            present += 1;
+        } else if found.is_empty() {
+            quality.problems.push(format!(
+                "beginner core {} {}: no vocabulary entry",
+                row.written,
+                row.kana()
+            ));
+        } else {
+            quality.problems.push(format!(
+                "beginner core {} {}: graded {:?}, the core says N{}",
+                row.written,
+                row.kana(),
+                found.iter().map(|s| s.jlpt_level).collect::<Vec<_>>(),
+                row.level
+            ));
+        }
+    }
+    quality
+        .figures
+        .insert("beginner_core_present".to_string(), present);
+}
+
+fn kanji_levels(artifact: &Artifact, quality: &mut LevelQuality) {
+    let mut figures: BTreeMap<&str, usize> = BTreeMap::new();
+    for loaded in &artifact.learnables {
+        let summary = &loaded.summary;
+        if summary.kind != LearnableType::Kanji {
+            continue;
+        }
+        let doc: Value = match serde_json::from_str(&loaded.json) {
+            Ok(doc) => doc,
+            Err(_) => continue, // reported by verify's document check
+        };
+        let list = doc.pointer("/kanji/list").and_then(Value::as_str);
+        let graded = summary.jlpt_level.is_some();
+        let reason = summary
+            .tags
+            .iter()
+            .any(|tag| REASON_TAGS.contains(&tag.as_str()));
+        let label = summary.label.as_deref().unwrap_or(&summary.id);
+        match list {
+            Some("joyo") => {
+                *figures.entry("kanji_joyo").or_default() += 1;
+                if graded {
+                    *figures.entry("kanji_joyo_graded").or_default() += 1;
+                } else if reason {
+                    *figures
+                        .entry("kanji_joyo_ungraded_with_reason")
+                        .or_default() += 1;
+                } else {
+                    quality
+                        .problems
+                        .push(format!("kanji {label}: jōyō, no JLPT level and no reason"));
+                }
+            }
+            _ => {
+                *figures.entry("kanji_not_joyo").or_default() += 1;
+                if graded {
+                    *figures.entry("kanji_not_joyo_graded").or_default() += 1;
+                    quality.problems.push(format!(
+                        "kanji {label}: not jōyō ({}) but graded N{}",
+                        list.unwrap_or("no list"),
+                        summary.jlpt_level.unwrap_or_default()
+                    ));
+                }
+            }
+        }
+    }
+    for key in [
+        "kanji_joyo",
+        "kanji_joyo_graded",
+        "kanji_joyo_ungraded_with_reason",
+        "kanji_not_joyo",
+        "kanji_not_joyo_graded",
+    ] {
+        let count = figures.get(key).copied().unwrap_or(0);
+        quality.figures.insert(key.to_string(), count);
+    }
+}
+
+/// How many entries the level lists disagree on (their `jlpt_level` cross-check).
+fn vocabulary_levels(artifact: &Artifact, quality: &mut LevelQuality) {
+    let mut checked = 0;
+    let mut disagree = 0;
+    for loaded in &artifact.learnables {
+        if loaded.summary.kind != LearnableType::Vocabulary {
+            continue;
+        }
+        let Ok(doc) = serde_json::from_str::<Value>(&loaded.json) else {
+            continue;
+        };
+        let checks = doc.get("cross_checks").and_then(Value::as_array);
+        for check in checks.into_iter().flatten() {
+            if check.get("field").and_then(Value::as_str) == Some("jlpt_level") {
+                checked += 1;
+                if check.get("agree") == Some(&Value::Bool(false)) {
+                    disagree += 1;
+                }
+            }
+        }
+    }
+    quality
+        .figures
+        .insert("vocabulary_level_cross_checked".to_string(), checked);
+    quality
+        .figures
+        .insert("vocabulary_level_sources_disagree".to_string(), disagree);
+}
+
+#[cfg(test)]
+mod tests {
+    use manabi_artifact::LoadedLearnable;
+    use manabi_schemas::{Domain, Script, WritingForm};
+
+    use super::*;
+
+    fn entry(
+        kind: LearnableType,
+        forms: &[&str],
+        level: Option<u8>,
+        json: &str,
+    ) -> LoadedLearnable {
+        LoadedLearnable {
+            sample: false,
+            summary: LearnableSummary {
+                id: format!("{}-{}", kind.as_str(), forms[0]),
+                label: Some(forms[0].to_owned()),
+                kind,
+                domain: Domain::Language,
+                jlpt_level: level,
+                is_common_word: None,
+                canonical_name: None,
+                pattern: None,
+                meaning: None,
+                writing_forms: forms
+                    .iter()
+                    .map(|f| WritingForm {
+                        text: (*f).to_owned(),
+                        script: Script::Kanji,
+                    })
+                    .collect(),
+                tags: Vec::new(),
+            },
+            surface: Default::default(),
+            json: json.into(),
+        }
+    }
+
+    fn kanji(literal: &str, level: Option<u8>, list: &str) -> LoadedLearnable {
+        let json = format!(r#"{{"kanji": {{"list": "{list}"}}}}"#);
+        entry(LearnableType::Kanji, &[literal], level, &json)
+    }
+
+    fn artifact(learnables: Vec<LoadedLearnable>) -> Artifact {
+        Artifact {
+            manifest: None,
+            learnables,
+            relations: Vec::new(),
+            lessons: Vec::new(),
+            journeys: Vec::new(),
+            worlds: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn name_only_kanji_with_a_level_and_unexplained_joyo_kanji_are_problems() {
+        let mut who = kanji("誰", None, "joyo");
+        who.summary.tags.push("jlpt-none-joyo-2010".to_owned());
+        let measured = levels(&artifact(vec![
+            kanji("日", Some(5), "joyo"),
+            kanji("凪", Some(1), "jinmeiyo"),
+            kanji("的", None, "joyo"),
+            who,
+        ]));
+        assert_eq!(measured.figures["kanji_joyo"], 3);
+        assert_eq!(measured.figures["kanji_joyo_graded"], 1);
+        assert_eq!(measured.figures["kanji_joyo_ungraded_with_reason"], 1);
+        assert_eq!(measured.figures["kanji_not_joyo_graded"], 1);
+        assert_eq!(measured.problems.len(), 2, "{:?}", measured.problems);
+        assert!(measured.problems.iter().any(|p| p.contains("凪")));
+        assert!(measured.problems.iter().any(|p| p.contains("的")));
+    }
+
+    #[test]
+    fn a_core_word_missing_or_at_another_level_is_a_problem() {
+        let minute = entry(LearnableType::Vocabulary, &["分", "ふん"], Some(1), "{}");
+        let measured = levels(&artifact(vec![minute]));
+        assert!(
+            measured
+                .problems
+                .iter()
+                .any(|p| p.contains("分 ふん: graded [Some(1)], the core says N5"))
+        );
+        assert!(
+            measured
+                .problems
+                .iter()
+                .any(|p| p.contains("父 ちち: no vocabulary entry"))
+        );
+        assert!(measured.figures["beginner_core_present"] < measured.figures["beginner_core_rows"]);
+    }
+}
