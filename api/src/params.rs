@@ -216,7 +216,8 @@ pub struct SearchQueryString {
         required = true,
         min_length = 1,
         max_length = 100,
-        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+        pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$",
+        example = "taberu"
     )]
     pub query: Option<String>,
     /// Only entries of this type.

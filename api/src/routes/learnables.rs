@@ -51,7 +51,8 @@ pub async fn search_learnables(
     summary = "One full learnable with its cited sources",
     params(
         ("id" = String, Path, description = "Learnable id", min_length = 1, max_length = 128,
-            pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$"),
+            pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$",
+            example = json!("vocab-1358280")),
         LocaleQueryString,
     ),
     responses((status = 200, description = "The learnable", body = Success<Learnable>)),
@@ -79,7 +80,8 @@ pub async fn get_learnable(
     tag = "learnables", summary = "Summaries of related learnables with relationship types",
     params(
         ("id" = String, Path, description = "Learnable id", min_length = 1, max_length = 128,
-            pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$"),
+            pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$",
+            example = json!("vocab-1358280")),
         RelatedQueryString,
     ),
     responses((status = 200, description = "Related entries", body = Success<RelatedLearnables>)),

@@ -26,7 +26,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
     summary = "One lesson, its link markup rendered as asked",
     params(
         ("id" = String, Path, description = "Lesson id", min_length = 1, max_length = 128,
-            pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$"),
+            pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$",
+            example = json!("lesson-kana-foundations-n5-001")),
         LessonQueryString,
     ),
     responses((status = 200, description = "The lesson", body = Success<LessonDocument>)),
@@ -53,7 +54,8 @@ pub async fn get_lesson(
     get, path = "/api/v1/journeys/{id}", operation_id = "getJourney", tag = "lessons",
     summary = "One journey: a lesson graph with branches and outcomes",
     params(("id" = String, Path, description = "Journey id", min_length = 1, max_length = 128,
-        pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$")),
+        pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$",
+            example = json!("journey-kana-foundations-n5-01"))),
     responses((status = 200, description = "The journey", body = Success<JourneyDocument>)),
     security((), ("bearer" = []), ("api_key" = [])),
 )]
