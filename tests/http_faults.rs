@@ -15,6 +15,19 @@ fn socket_address(app: &TestApp) -> String {
     app.address.trim_start_matches("http://").to_owned()
 }
 
+/// Sends raw `request` bytes on a new connection and reads the answer until the server
+/// closes it (the server may answer before the whole request is sent).
+fn exchange(address: &str, request: &[u8]) -> String {
+    let mut stream = TcpStream::connect(address).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    let _ = stream.write_all(request);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
 /// Reads until the server closes the connection; how long that took.
 fn time_until_closed(mut stream: TcpStream, limit: Duration) -> Duration {
     stream.set_read_timeout(Some(limit)).expect("read timeout");
@@ -111,17 +124,7 @@ async fn a_get_with_a_body_is_refused() {
             .concat(),
             b"GET /api/v1/worlds HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello".to_vec(),
         ];
-        requests.map(|request| {
-            let mut stream = TcpStream::connect(&address).expect("connect");
-            stream
-                .set_read_timeout(Some(Duration::from_secs(5)))
-                .expect("timeout");
-            // The server may answer before the whole body is sent.
-            let _ = stream.write_all(&request);
-            let mut answer = Vec::new();
-            let _ = stream.read_to_end(&mut answer);
-            String::from_utf8_lossy(&answer).into_owned()
-        })
+        requests.map(|request| exchange(&address, &request))
     })
     .await
     .expect("requests");
@@ -164,16 +167,7 @@ async fn unparseable_requests_are_answered_in_the_envelope() {
     let answers = tokio::task::spawn_blocking(move || {
         cases
             .into_iter()
-            .map(|(request, status, code)| {
-                let mut stream = TcpStream::connect(&address).expect("connect");
-                stream
-                    .set_read_timeout(Some(Duration::from_secs(5)))
-                    .expect("timeout");
-                let _ = stream.write_all(&request);
-                let mut answer = Vec::new();
-                let _ = stream.read_to_end(&mut answer);
-                (String::from_utf8_lossy(&answer).into_owned(), status, code)
-            })
+            .map(|(request, status, code)| (exchange(&address, &request), status, code))
             .collect::<Vec<_>>()
     })
     .await

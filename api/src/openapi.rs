@@ -51,6 +51,18 @@ pub fn finish(mut openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi
     openapi
 }
 
+/// The GET operation of `path` in the description, once the router has added it.
+fn get_operation<'a>(
+    openapi: &'a mut utoipa::openapi::OpenApi,
+    path: &str,
+) -> Option<&'a mut utoipa::openapi::path::Operation> {
+    openapi
+        .paths
+        .paths
+        .get_mut(path)
+        .and_then(|item| item.get.as_mut())
+}
+
 /// `If-None-Match` and its 304 on every operation anyone may call: their answers carry
 /// an `ETag` (the account endpoints' answers are not stored, so they have none).
 struct ConditionalReads;
@@ -63,12 +75,7 @@ impl Modify for ConditionalReads {
             if operation.access != crate::operations::Access::Public {
                 continue;
             }
-            let Some(get) = openapi
-                .paths
-                .paths
-                .get_mut(operation.path)
-                .and_then(|item| item.get.as_mut())
-            else {
+            let Some(get) = get_operation(openapi, operation.path) else {
                 continue;
             };
             let header = ParameterBuilder::new()
@@ -105,12 +112,7 @@ impl Modify for IdempotencyKeys {
             if operation.price == crate::operations::Price::Free {
                 continue;
             }
-            let Some(get) = openapi
-                .paths
-                .paths
-                .get_mut(operation.path)
-                .and_then(|item| item.get.as_mut())
-            else {
+            let Some(get) = get_operation(openapi, operation.path) else {
                 continue;
             };
             let schema = schema::ObjectBuilder::new()
