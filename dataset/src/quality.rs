@@ -25,6 +25,9 @@ pub fn levels(artifact: &Artifact) -> LevelQuality {
     beginner_core(artifact, &mut quality);
     kanji_levels(artifact, &mut quality);
     vocabulary_levels(artifact, &mut quality);
+    let boundaries = crate::boundary::measure(artifact);
+    quality.figures.extend(boundaries.figures);
+    quality.problems.extend(boundaries.problems);
     let unmatched = artifact
         .manifest
         .as_ref()

@@ -179,6 +179,7 @@ pub fn stats(artifact: &Artifact) -> serde_json::Result<Stats> {
         .filter(|l| l.summary.domain == Domain::History)
         .count();
     counts.insert("history".to_string(), history);
+    counts.extend(crate::history::check::counts(artifact));
     counts.insert("relations".to_string(), artifact.relations.len());
     counts.insert(
         "sample".to_string(),

@@ -184,7 +184,7 @@ pub fn verify(artifact: &Artifact) -> Problems {
     if artifact.manifest.is_none() {
         problems.push("no manifest".to_string());
     }
-    let checks: [&dyn Fn(&mut Problems); 8] = [
+    let checks: [&dyn Fn(&mut Problems); 9] = [
         &|p| check_ids(artifact, p),
         &|p| check_relations(artifact, p),
         &|p| check_documents(artifact, p),
@@ -193,6 +193,11 @@ pub fn verify(artifact: &Artifact) -> Problems {
         &|p| check_raw_docs::<World>("world", &artifact.worlds, p),
         &|p| check_teaching(artifact, p),
         &|p| check_levels(artifact, p),
+        &|p| {
+            crate::history::check::artifact(artifact)
+                .into_iter()
+                .for_each(|x| p.push(x))
+        },
     ];
     for check in checks {
         let before = problems.len();

@@ -25,7 +25,8 @@ pub fn add_relation_sentences(entities: &mut [Entity], relations: &[Relation]) {
             .or_default()
             .push(relation);
     }
-    for entity in entities.iter_mut() {
+    // The canon's descriptions are the editors' text for learners; they stay as written.
+    for entity in entities.iter_mut().filter(|e| !e.canon) {
         let edges = outgoing
             .get(entity.id.as_str())
             .map(Vec::as_slice)

@@ -172,9 +172,31 @@ pub fn build(
     rulers: &Rulers,
     cldr: &CldrEras,
 ) -> Vec<Entity> {
-    rows.iter()
+    start_after_predecessor(rows)
+        .iter()
         .map(|row| era_entity(row, readings, rulers, cldr))
         .collect()
+}
+
+/// Rule `era-start-after-predecessor`: within one court line an era starts no earlier than
+/// the previous era ends. japanera starts Meiji on the retroactive 1868-01-23 while Keiō
+/// runs to the proclamation of 1868-10-23; the era is dated from its proclamation.
+pub fn start_after_predecessor(rows: &[EraRow]) -> Vec<EraRow> {
+    let mut fixed = rows.to_vec();
+    let mut order: Vec<usize> = (0..fixed.len()).collect();
+    order.sort_by_key(|&i| (court_tag(fixed[i].court), fixed[i].start.key()));
+    for pair in order.windows(2) {
+        let (before, after) = (pair[0], pair[1]);
+        if fixed[before].court != fixed[after].court {
+            continue;
+        }
+        if let Some(end) = fixed[before].end
+            && end.key() > fixed[after].start.key()
+        {
+            fixed[after].start = end;
+        }
+    }
+    fixed
 }
 
 fn era_entity(

@@ -3,12 +3,16 @@
 //! See `docs/history.md` for the entity types, the selection rules and every
 //! relationship rule.
 
+pub mod canon;
+pub mod canon_entity;
+pub mod check;
 pub mod cite;
 pub mod dates;
 pub mod describe;
 pub mod eras;
 pub mod jmdict;
 pub mod jmnedict;
+pub mod merge;
 pub mod model;
 pub mod persons;
 pub mod places;
@@ -33,9 +37,15 @@ pub const SAMPLE_PERSONS: usize = 20;
 /// Eras starting in or after this year go into the sample (Meiji onwards).
 pub const SAMPLE_ERA_START_YEAR_MIN: i32 = 1868;
 
-/// Builds every history entity and relation from the unpacked sources.
+/// Builds every history entity and relation from the unpacked sources and the canon.
 pub fn build(ctx: &BuildContext) -> anyhow::Result<Part> {
-    let (entities, relations) = build_graph(ctx)?;
+    let canon = canon::load(&canon::content_dir())?;
+    build_with(ctx, &canon)
+}
+
+/// Builds the history part from the unpacked sources and the given canon.
+pub fn build_with(ctx: &BuildContext, canon: &canon::Canon) -> anyhow::Result<Part> {
+    let (entities, relations, _) = build_graph_with(ctx, canon)?;
     let learnables = entities
         .into_iter()
         .map(|entity| {
@@ -54,6 +64,16 @@ pub fn build(ctx: &BuildContext) -> anyhow::Result<Part> {
 
 /// The entities (before conversion) and their relations.
 pub fn build_graph(ctx: &BuildContext) -> anyhow::Result<(Vec<Entity>, Vec<Relation>)> {
+    let canon = canon::load(&canon::content_dir())?;
+    let (entities, relations, _) = build_graph_with(ctx, &canon)?;
+    Ok((entities, relations))
+}
+
+/// The graph from the sources and the given canon, and what the canon merge did.
+pub fn build_graph_with(
+    ctx: &BuildContext,
+    canon: &canon::Canon,
+) -> anyhow::Result<(Vec<Entity>, Vec<Relation>, merge::MergeReport)> {
     let rulers = rulers::load(&ctx.source_file("sanmiao", "sanmiao/data"))?;
     let mut entities = load_eras(ctx, &rulers)?;
     let names = jmnedict::load(&ctx.source_file("jamdict_data", jmnedict::RELATIVE_PATH))?;
@@ -61,10 +81,15 @@ pub fn build_graph(ctx: &BuildContext) -> anyhow::Result<(Vec<Entity>, Vec<Relat
     entities.extend(places::build(&names.places));
     entities.extend(load_jmdict(ctx)?);
     drop_duplicate_ids(&mut entities);
-    let relations = relations::Graph::new(&entities).derive();
+    let (mut entities, report) = merge::merge(entities, canon);
+    drop_duplicate_ids(&mut entities);
+    let mut relations = relations::Graph::new(&entities).derive();
+    relations.extend(canon_entity::relations(canon));
+    relations.sort();
+    relations.dedup();
     describe::add_relation_sentences(&mut entities, &relations);
     mark_sample(&mut entities, &relations);
-    Ok((entities, relations))
+    Ok((entities, relations, report))
 }
 
 fn load_eras(ctx: &BuildContext, rulers: &rulers::Rulers) -> anyhow::Result<Vec<Entity>> {
@@ -157,5 +182,7 @@ pub fn counts(part: &Part) -> Counts {
     counts
 }
 
+#[cfg(test)]
+mod canon_tests;
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@ use manabi_schemas::history::{
     Alias, AliasScript, EraFacts, HistoryDetail, HistoryType, OfficeTerm, Timespan,
 };
 use manabi_schemas::{
-    Citation, Domain, Learnable, LearnableBody, LearnableType, Script, WritingForm,
+    Citation, CrossCheck, Domain, Learnable, LearnableBody, LearnableType, Script, WritingForm,
 };
 
 use super::dates::Span;
@@ -35,6 +35,11 @@ pub struct Entity {
     pub sample: bool,
     /// JMdict cross-references (headwords) still to be resolved to entity ids.
     pub xrefs: Vec<String>,
+    /// Fields checked against a second source (the canon's `checked` records).
+    pub cross_checks: Vec<CrossCheck>,
+    /// True for an entity of the curated canon (`content/history`): its description is
+    /// the editors' text and gets no generated relation sentences.
+    pub canon: bool,
 }
 
 impl Entity {
@@ -57,6 +62,8 @@ impl Entity {
             citations: Vec::new(),
             sample: false,
             xrefs: Vec::new(),
+            cross_checks: Vec::new(),
+            canon: false,
         }
     }
 
@@ -137,7 +144,7 @@ impl Entity {
                 localized_names: self.localized,
             }),
             sources: self.citations,
-            cross_checks: Vec::new(),
+            cross_checks: self.cross_checks,
         }
     }
 }

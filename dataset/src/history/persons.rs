@@ -234,10 +234,13 @@ pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
             }
         }
     }
+    // Rule `no-living-monarch`: a monarch whose reign ended after the Shōwa era has no
+    // JMnedict life span and may be living (sanmiao's 平成天皇), so is left out.
     for ruler in rulers
         .rulers
         .iter()
         .filter(|r| !matched_rulers.contains(&r.person_id))
+        .filter(|r| r.reign_end <= DEATH_YEAR_MAX)
     {
         persons.push(ruler_only_entity(ruler, rulers.ordinal(ruler.person_id)));
     }

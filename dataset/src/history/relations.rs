@@ -174,7 +174,7 @@ impl<'a> Graph<'a> {
         for person in self
             .of(HistoryType::Person)
             .into_iter()
-            .filter(|p| p.roles.iter().any(|r| r == "emperor"))
+            .filter(|p| p.roles.iter().any(|r| r == "emperor" || r == "empress"))
         {
             for alias in person.aliases.iter().filter(|a| a.text.ends_with("天皇")) {
                 map.entry(alias.text.as_str()).or_insert(person);

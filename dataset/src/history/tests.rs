@@ -6,14 +6,18 @@ use std::path::PathBuf;
 use manabi_schemas::history::{DatePrecision, EraCourt};
 use manabi_schemas::{Learnable, LearnableBody};
 
+use super::dates::Date;
+
 use super::*;
 
 fn fixtures() -> BuildContext {
     BuildContext::new(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/history"))
 }
 
+/// The dictionary rules on their own: the fixtures without the canon (`canon_tests` merges
+/// it in).
 fn built() -> Part {
-    build(&fixtures()).expect("history fixtures build")
+    build_with(&fixtures(), &canon::Canon::default()).expect("history fixtures build")
 }
 
 fn find<'a>(part: &'a Part, id_prefix: &str) -> &'a Learnable {
@@ -332,4 +336,45 @@ fn history_report() {
     if let Ok(path) = std::env::var("MANABI_HISTORY_DUMP") {
         std::fs::write(path, &json).expect("dump written");
     }
+}
+
+/// What the canon merge did on the real sources:
+/// `MANABI_HISTORY_SOURCES=/abs/var/sources cargo test -p manabi-dataset --lib
+/// canon_merge_report -- --nocapture`.
+#[test]
+fn canon_merge_report() {
+    let Ok(dir) = std::env::var("MANABI_HISTORY_SOURCES") else {
+        return;
+    };
+    let canon = super::canon::load(&super::canon::content_dir()).expect("canon loads");
+    let (entities, relations, report) =
+        super::build_graph_with(&BuildContext::new(dir), &canon).expect("history build");
+    let mut by_rule: std::collections::BTreeMap<&str, usize> = Default::default();
+    for (old, new, rule) in &report.replaced {
+        *by_rule.entry(rule).or_default() += 1;
+        if *rule != "same-record" {
+            println!("  {rule}: {old} -> {new}");
+        }
+    }
+    println!("canon {} entities; replaced {by_rule:?}", report.canon);
+    println!("dropped: {:?}", report.dropped);
+    println!("entities {} relations {}", entities.len(), relations.len());
+}
+
+#[test]
+fn an_era_starts_no_earlier_than_its_predecessor_ends() {
+    let row = |kanji: &str, start: Date, end: Option<Date>| eras::EraRow {
+        kanji: kanji.into(),
+        romaji: kanji.into(),
+        start,
+        end,
+        court: EraCourt::General,
+    };
+    let rows = [
+        row("明治", Date::day(1868, 1, 23), Some(Date::day(1912, 7, 30))),
+        row("慶応", Date::day(1865, 5, 1), Some(Date::day(1868, 10, 23))),
+    ];
+    let fixed = eras::start_after_predecessor(&rows);
+    assert_eq!(fixed[0].start, Date::day(1868, 10, 23));
+    assert_eq!(fixed[1].start, Date::day(1865, 5, 1));
 }

@@ -139,7 +139,16 @@ fn cloze_draft(learnable: &Learnable) -> Option<Draft> {
     if word.chars().count() < 2 && matches!(learnable.body, LearnableBody::Grammar(_)) {
         return None;
     }
-    let example = examples.iter().find(|e| e.japanese.contains(&word))?;
+    // 梅干 in 梅干し is the word, but a blank on it would leave し behind.
+    let longer_forms: Vec<&str> = learnable
+        .writing_forms
+        .iter()
+        .map(|f| f.text.as_str())
+        .filter(|f| f.len() > word.len() && f.contains(word.as_str()))
+        .collect();
+    let example = examples.iter().find(|e| {
+        e.japanese.contains(&word) && !longer_forms.iter().any(|f| e.japanese.contains(f))
+    })?;
     let gapped = blank(&example.japanese, &word)?;
     let english = example.english.clone().unwrap_or_default();
     let kind = match &learnable.body {

