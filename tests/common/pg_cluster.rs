@@ -85,42 +85,38 @@ impl PgCluster {
     }
 
     fn run(&self, program: &str, args: &[&str]) {
-        let program = self.bin.join(program);
-        let output = if is_root() {
-            Command::new("runuser")
-                .args(["-u", "postgres", "--"])
-                .arg(&program)
-                .args(args)
-                .output()
-        } else {
-            Command::new(&program).args(args).output()
-        }
-        .unwrap_or_else(|error| panic!("{}: {error}", program.display()));
+        let output = self
+            .command(program)
+            .args(args)
+            .output()
+            .unwrap_or_else(|error| panic!("{program}: {error}"));
         assert!(
             output.status.success(),
-            "{} {args:?}: {}",
-            program.display(),
+            "{program} {args:?}: {}",
             String::from_utf8_lossy(&output.stderr)
         );
+    }
+
+    /// `program` from the PostgreSQL binaries, as the `postgres` user under root.
+    fn command(&self, program: &str) -> Command {
+        let program = self.bin.join(program);
+        if is_root() {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--"]).arg(program);
+            command
+        } else {
+            Command::new(program)
+        }
     }
 }
 
 impl Drop for PgCluster {
     fn drop(&mut self) {
         let data = self.data().display().to_string();
-        let stop = |program: PathBuf| {
-            let mut command = if is_root() {
-                let mut command = Command::new("runuser");
-                command.args(["-u", "postgres", "--"]).arg(program);
-                command
-            } else {
-                Command::new(program)
-            };
-            command
-                .args(["-D", &data, "-m", "immediate", "stop"])
-                .output()
-        };
-        let _ = stop(self.bin.join("pg_ctl"));
+        let _ = self
+            .command("pg_ctl")
+            .args(["-D", &data, "-m", "immediate", "stop"])
+            .output();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
