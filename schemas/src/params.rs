@@ -300,7 +300,9 @@ impl SearchQuery {
                 Self::CHARS_MAX
             )));
         }
-        if trimmed.chars().any(char::is_control) {
+        // Checked before trimming: a trailing tab or vertical tab is a control
+        // character the description's pattern refuses, not padding to drop.
+        if text.chars().any(char::is_control) {
             return Err(ParamError::new("must not contain control characters"));
         }
         Ok(Self(trimmed.to_owned()))
@@ -366,5 +368,8 @@ mod tests {
         assert_eq!(SearchQuery::parse("  taberu ").unwrap().as_str(), "taberu");
         assert!(SearchQuery::parse("   ").is_err());
         assert!(SearchQuery::parse(&"あ".repeat(101)).is_err());
+        for bad in ["od\u{b}", "\tod", "o\nd", "od\u{85}", "od\u{7f}"] {
+            assert!(SearchQuery::parse(bad).is_err(), "{bad:?}");
+        }
     }
 }
