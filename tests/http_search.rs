@@ -35,7 +35,7 @@ const FIRST: &[(&str, &str)] = &[
     ("nobunaga", "person-oda-nobunaga"),
     ("織田信長", "person-oda-nobunaga"),
     ("てから", "grammar-te-kara"),
-    ("本", "vocab-hon"),
+    ("本", "kanji-hon"),
     ("hon", "vocab-hon"),
     ("sunday", "vocab-nichiyoubi"),
 ];
@@ -70,12 +70,13 @@ async fn tiers_order_exact_form_reading_meaning_then_prefix() {
         position(&app, "にほん", "vocab-nihon").await
             < position(&app, "にほん", "vocab-nihongo").await
     );
-    // Exact meaning word before a prefix match: "japan" is a meaning of 日本, while
-    // "japanese" (日本語) only starts with it.
-    assert!(
-        position(&app, "japan", "vocab-nihon").await
-            < position(&app, "japan", "vocab-nihongo").await
-    );
+    // An English word is not a prefix of longer English words: "japan" is a meaning
+    // of 日本, and "japanese" (日本語) only starts with it (as "catch" with "cat").
+    assert_eq!(position(&app, "japan", "vocab-nihon").await, 0);
+    let ids = app.search_ids("query=japan&limit=20").await;
+    assert!(!ids.contains(&"vocab-nihongo".to_owned()), "{ids:?}");
+    // Reading prefixes still count: にほ → 日本 and 日本語.
+    assert!(position(&app, "にほ", "vocab-nihongo").await < 20);
     // Among equal tiers the common word wins: food → 食べ物 before the kanji 食.
     assert!(
         position(&app, "food", "vocab-tabemono").await

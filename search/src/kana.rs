@@ -91,6 +91,64 @@ pub fn is_kana(text: &str) -> bool {
         })
 }
 
+/// True when the text holds a katakana letter (a form whose script a query can tell
+/// apart from its hiragana twin).
+pub fn has_katakana(text: &str) -> bool {
+    text.chars()
+        .any(|c| is_convertible_katakana(c) || matches!(c, 'ヷ'..='ヺ'))
+}
+
+/// Macron and circumflex vowels written as two letters: `ō` as `oo`, or as `ou` when
+/// `o_as_ou` (Hepburn writes both おお and おう as `ō`); other vowels doubled.
+pub fn long_vowels_doubled(text: &str, o_as_ou: bool) -> String {
+    if text.is_ascii() {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 4);
+    for c in text.chars() {
+        match c {
+            'ā' | 'â' => out.push_str("aa"),
+            'ī' | 'î' => out.push_str("ii"),
+            'ū' | 'û' => out.push_str("uu"),
+            'ē' | 'ê' => out.push_str("ee"),
+            'ō' | 'ô' if o_as_ou => out.push_str("ou"),
+            'ō' | 'ô' => out.push_str("oo"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// True for a word in Latin letters, macron and circumflex vowels included (`Ryōma`,
+/// `kôhî`): romaji or English, never kana or kanji.
+pub fn is_latin_word(text: &str) -> bool {
+    text.chars().all(|c| {
+        c.is_ascii()
+            || matches!(
+                c,
+                'ā' | 'ī'
+                    | 'ū'
+                    | 'ē'
+                    | 'ō'
+                    | 'â'
+                    | 'î'
+                    | 'û'
+                    | 'ê'
+                    | 'ô'
+                    | 'Ā'
+                    | 'Ī'
+                    | 'Ū'
+                    | 'Ē'
+                    | 'Ō'
+                    | 'Â'
+                    | 'Î'
+                    | 'Û'
+                    | 'Ê'
+                    | 'Ô'
+            )
+    })
+}
+
 /// Kana spellings and their Hepburn romaji. Two-letter entries (yōon and the extended
 /// katakana combinations) are tried before single letters.
 #[rustfmt::skip]

@@ -4,6 +4,7 @@
 
 pub mod index;
 pub mod kana;
+mod loose;
 pub mod query;
 mod search_index;
 pub mod surface;

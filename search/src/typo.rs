@@ -6,11 +6,13 @@
 //! edit-distance automaton instead touched thousands of paths per key (every first
 //! character is one substitution away), which made a typo search cost a millisecond.
 
-/// Latin words from this length tolerate one typo, and from the second length two.
-pub(crate) const LATIN_TYPO_ONE_CHARS_MIN: usize = 4;
-pub(crate) const LATIN_TYPO_TWO_CHARS_MIN: usize = 8;
-/// Kana words from this length tolerate one typo; shorter kana words are too dense.
-pub(crate) const KANA_TYPO_ONE_CHARS_MIN: usize = 3;
+/// Latin words from this length tolerate one typo, and from the second length two: a
+/// shorter word is one edit away from too many others for a person to see the link.
+pub(crate) const LATIN_TYPO_ONE_CHARS_MIN: usize = 5;
+pub(crate) const LATIN_TYPO_TWO_CHARS_MIN: usize = 9;
+/// Kana words from this length tolerate one typo; shorter kana words are too dense
+/// (`わたし` is one edit from the archaic reading `わた` of 海).
+pub(crate) const KANA_TYPO_ONE_CHARS_MIN: usize = 4;
 /// Longer keys get no typo tolerance: a key of `n` characters probes about `n² / 2`
 /// variants at two edits, and no stored term is this long anyway.
 pub(crate) const TYPO_KEY_CHARS_MAX: usize = 64;
@@ -23,8 +25,8 @@ const VARIANTS_PER_BUCKET: usize = 4;
 /// characters the variant lacks.
 const HELD_BITS: u32 = 30;
 
-/// The edits a key tolerates: Latin words of 4–7 characters one, of 8+ two; kana words
-/// of 3+ characters one; anything else none.
+/// The edits a key tolerates: Latin words of 5–8 characters one, of 9+ two; kana words
+/// of 4+ characters one; anything else none.
 pub(crate) fn typo_distance(key: &str, latin: bool) -> u8 {
     let chars = key.chars().count();
     if chars > TYPO_KEY_CHARS_MAX {
@@ -180,9 +182,9 @@ impl TypoTable {
     }
 
     /// Calls `found` with the number of every term within `distance` edits of `key`
-    /// (insertions, deletions and substitutions of characters), each once, in term
-    /// order.
-    pub(crate) fn within(&self, key: &str, distance: u8, mut found: impl FnMut(u32)) {
+    /// (insertions, deletions and substitutions of characters) and its edits (a changed
+    /// first letter counting two), each once, in term order.
+    pub(crate) fn within(&self, key: &str, distance: u8, mut found: impl FnMut(u32, u8)) {
         let key_chars: Vec<char> = key.chars().collect();
         if distance == 0 || key_chars.len() > TYPO_KEY_CHARS_MAX || self.numbers.is_empty() {
             return;
@@ -202,9 +204,23 @@ impl TypoTable {
         candidates.dedup();
         for held in candidates {
             let held = held as usize;
-            if within_distance(&key_chars, self.text(held), usize::from(distance)) {
-                found(self.numbers[held]);
+            let text = self.text(held);
+            // A changed first letter counts as two edits: people rarely mistype it, and
+            // `sushi` → `ushi` (牛) is no typo anyone would see.
+            let budget = if text.chars().next() == key_chars.first().copied() {
+                distance
+            } else {
+                distance - 1
+            };
+            if budget == 0 || !within_distance(&key_chars, text, usize::from(budget)) {
+                continue;
             }
+            let edits = if budget > 1 && !within_distance(&key_chars, text, 1) {
+                2
+            } else {
+                1 + distance - budget
+            };
+            found(self.numbers[held], edits);
         }
     }
 
@@ -335,7 +351,7 @@ mod tests {
 
     fn found(table: &TypoTable, key: &str, distance: u8) -> Vec<u32> {
         let mut out = Vec::new();
-        table.within(key, distance, |number| out.push(number));
+        table.within(key, distance, |number, _| out.push(number));
         out
     }
 
@@ -366,10 +382,12 @@ mod tests {
 
     #[test]
     fn only_reachable_terms_are_held() {
-        assert_eq!(deletions_needed("ab"), 0);
-        assert_eq!(deletions_needed("abc"), 1);
-        assert_eq!(deletions_needed("abcdef"), 2);
-        assert_eq!(deletions_needed("たべ"), 1);
+        assert_eq!(deletions_needed("abc"), 0);
+        assert_eq!(deletions_needed("abcd"), 1);
+        assert_eq!(deletions_needed("abcdef"), 1);
+        assert_eq!(deletions_needed("abcdefg"), 2);
+        assert_eq!(deletions_needed("たべ"), 0);
+        assert_eq!(deletions_needed("たべる"), 1);
         assert_eq!(deletions_needed("食べる"), 1);
         assert_eq!(deletions_needed("食べ物"), 0);
         assert_eq!(deletions_needed(&"a".repeat(67)), 0);
