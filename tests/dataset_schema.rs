@@ -1,8 +1,9 @@
 //! The committed dataset against the published contract: every document it holds — each
 //! learnable of every type, each lesson, journey and world — is valid against the schema
 //! the OpenAPI description publishes for it, so a client generated from the description
-//! reads all of them; and every example id in the description names a document of the
-//! keyless sample, so the examples answer 200 with or without a key.
+//! reads all of them; every example id in the description names a document of the
+//! keyless sample, so the examples answer 200 with or without a key; and every relation
+//! has a kind the API can name from both of its ends.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -132,4 +133,22 @@ fn every_example_id_names_a_sample_document() {
             "{path}: example {id} is not in the sample"
         );
     }
+}
+
+/// Every relation of the dataset has a kind the relationship table knows, so related
+/// answers leave none out (the catalog drops a relation of an unknown kind).
+#[test]
+fn every_relation_kind_is_in_the_relationship_table() {
+    let artifact = committed_artifact();
+    let unknown: std::collections::BTreeSet<&str> = artifact
+        .relations
+        .iter()
+        .map(|relation| relation.kind.as_str())
+        .filter(|kind| manabi_schemas::RelationshipKind::named(kind).is_none())
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "add these kinds to schemas/src/relationship.rs: {unknown:?}"
+    );
+    assert!(!artifact.relations.is_empty());
 }

@@ -152,42 +152,6 @@ async fn a_key_is_refused_until_keys_exist() {
 }
 
 #[tokio::test]
-async fn related_lists_both_directions_of_sample_entries() {
-    let app = spawn_app().await;
-    let (status, body) = app.get_json("/api/v1/learnables/kanji-shoku/related").await;
-    assert_eq!(status, 200, "{body}");
-    let data = &body["data"];
-    assert_eq!(data["id"], "kanji-shoku");
-    assert_eq!(data["limit"], 10);
-    let ids: Vec<&str> = data["related"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["learnable"]["id"].as_str().unwrap())
-        .collect();
-    // vocab-kuu is outside the sample, so a keyless caller does not see it.
-    assert_eq!(ids, ["vocab-taberu", "vocab-tabemono"]);
-    assert_eq!(data["total"], 2);
-    assert_eq!(data["related"][0]["relationship"], "used-in");
-    let (_, body) = app
-        .get_json("/api/v1/learnables/vocab-nihon/related?limit=1")
-        .await;
-    assert_eq!(body["data"]["related"].as_array().unwrap().len(), 1);
-    assert_eq!(body["data"]["related"][0]["relationship"], "uses-kanji");
-    assert_eq!(body["data"]["total"], 2);
-    for bad in ["0", "21", "x", "-3"] {
-        let (status, body) = app
-            .get_json(&format!(
-                "/api/v1/learnables/vocab-nihon/related?limit={bad}"
-            ))
-            .await;
-        assert_error(status, &body, 400, "INVALID_PARAMETER");
-    }
-    let (status, body) = app.get_json("/api/v1/learnables/vocab-kuu/related").await;
-    assert_error(status, &body, 404, "NOT_IN_SAMPLE");
-}
-
-#[tokio::test]
 async fn lessons_render_link_markup_three_ways() {
     let app = spawn_app().await;
     let (status, raw) = app.get_json("/api/v1/lessons/lesson-eating").await;

@@ -469,6 +469,66 @@ async fn each_tool_answers_and_is_billed_like_its_rest_twin() {
     client.cancel().await.expect("close");
 }
 
+/// `get_related_learnables` takes `kind` as an array and `cursor` like REST: each page is
+/// billed, an unknown kind or a malformed cursor is a JSON-RPC error, a cursor of another
+/// listing a tool error, and neither is charged.
+#[tokio::test]
+async fn related_pages_by_kind_and_cursor_and_refusals_are_free() {
+    let fixture = start().await;
+    let (account, key) = fixture.funded_key(10);
+    let client = fixture.client(&key).await;
+    let page = |arguments: Value| call(&client, "get_related_learnables", arguments);
+    let first = page(json!({"id": "kanji-mizu", "kind": ["has-component", "used-in"], "limit": 1}))
+        .await
+        .unwrap();
+    let data = structured(&first);
+    assert_eq!(
+        data["related"][0]["learnable"]["id"], "vocab-mizu",
+        "{data}"
+    );
+    assert_eq!(data["kind"], json!(["used-in", "has-component"]));
+    assert_eq!(data["totals_by_kind"]["has-radical"], 1, "{data}");
+    let cursor = data["next_cursor"]
+        .as_str()
+        .expect("a next page")
+        .to_owned();
+    let second = page(
+        json!({"id": "kanji-mizu", "kind": ["has-component", "used-in"],
+        "limit": 1, "cursor": cursor}),
+    )
+    .await
+    .unwrap();
+    let data = structured(&second);
+    assert_eq!(
+        data["related"][0]["learnable"]["id"], "radical-water",
+        "{data}"
+    );
+    assert_eq!(
+        data["related"][0]["relationships"],
+        json!([{"kind": "has-component", "basis": "fixture"}])
+    );
+    assert_eq!(data["next_cursor"], Value::Null);
+    assert_eq!(fixture.balance(&account), 8, "one point per page");
+
+    for arguments in [
+        json!({"id": "kanji-mizu", "kind": ["nope"]}),
+        json!({"id": "kanji-mizu", "kind": "used-in"}),
+        json!({"id": "kanji-mizu", "kind": []}),
+        json!({"id": "kanji-mizu", "kind": [1]}),
+        json!({"id": "kanji-mizu", "cursor": "nope"}),
+    ] {
+        let message = assert_invalid_params(page(arguments.clone()).await);
+        assert!(message.contains("parameter `"), "{arguments}: {message}");
+    }
+    let foreign = page(json!({"id": "kanji-hi", "cursor": cursor}))
+        .await
+        .unwrap();
+    assert_eq!(foreign.is_error, Some(true), "{foreign:?}");
+    assert_eq!(structured(&foreign)["code"], "INVALID_PARAMETER");
+    assert_eq!(fixture.balance(&account), 8, "refusals are free");
+    client.cancel().await.expect("close");
+}
+
 #[tokio::test]
 async fn a_short_balance_is_a_tool_error_with_the_shortfall() {
     let fixture = start().await;

@@ -1,12 +1,14 @@
 //! The dataset as the server holds it: every document as JSON text, looked up by id,
 //! the relation graph, and the embedded search index.
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use manabi_artifact::{Artifact, ArtifactError, LoadedLearnable, RawDoc};
-use manabi_schemas::LearnableSummary;
+use manabi_schemas::{LearnableSummary, RelationshipKind, RelationshipKinds};
 use manabi_search::{IndexEntry, IndexError, SearchIndex};
 
 use crate::settings::ArtifactSource;
@@ -28,12 +30,34 @@ pub struct Document {
     pub sample: bool,
 }
 
-/// One edge of the relation graph, read from the entry that holds it.
+/// An entry related to another, with every kind that links the two, read from the
+/// other entry.
 #[derive(Debug, Clone)]
-pub struct Edge {
-    pub relationship: String,
-    pub basis: String,
+pub struct Neighbour {
     pub target: usize,
+    /// One per kind, most useful kind first; never empty.
+    pub links: Vec<Link>,
+}
+
+/// One kind of relationship to a neighbour and its basis (several joined by `; `).
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub kind: RelationshipKind,
+    pub basis: Arc<str>,
+}
+
+impl Neighbour {
+    /// The most useful of its kinds, or of those `kinds` keeps.
+    pub fn first_kind(&self, kinds: Option<RelationshipKinds>) -> Option<RelationshipKind> {
+        self.links_of(kinds).next().map(|link| link.kind)
+    }
+
+    /// Its links of the kinds in `kinds` (all of them without a filter).
+    pub fn links_of(&self, kinds: Option<RelationshipKinds>) -> impl Iterator<Item = &Link> {
+        self.links
+            .iter()
+            .filter(move |link| kinds.is_none_or(|kinds| kinds.contains(link.kind)))
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -51,7 +75,11 @@ pub enum CatalogError {
 pub struct Catalog {
     pub entries: Vec<Entry>,
     by_id: HashMap<String, usize>,
-    edges: Vec<Vec<Edge>>,
+    /// Per entry, its neighbours in the order related answers list them.
+    neighbours: Vec<Vec<Neighbour>>,
+    /// Per entry, its place in the order of usefulness within one kind (see
+    /// [`usefulness_ranks`]).
+    usefulness: Vec<u32>,
     lessons: HashMap<String, Document>,
     journeys: HashMap<String, Document>,
     /// `{"worlds":[…],"total":n}`, built once: worlds are public and never change.
@@ -111,16 +139,18 @@ impl Catalog {
                     .enumerate()
                     .map(|(at, learnable)| (learnable.summary.id.clone(), at))
                     .collect();
-                let edges = edges_of(&relations, &by_id, learnables.len());
+                let usefulness = usefulness_ranks(&learnables);
+                let neighbours = neighbours_of(&relations, &by_id, &usefulness);
                 let documents = (documents(lessons), documents(journeys));
-                (summaries, by_id, edges, documents)
+                (summaries, by_id, (neighbours, usefulness), documents)
             });
             let index = index
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             (index, rest)
         });
-        let (index, (summaries, by_id, edges, (lessons, journeys))) = (index?, rest?);
+        let (index, (summaries, by_id, (neighbours, usefulness), (lessons, journeys))) =
+            (index?, rest?);
         let indexed = started.elapsed();
         let entries: Vec<Entry> = learnables
             .into_iter()
@@ -135,7 +165,8 @@ impl Catalog {
         Ok(Catalog {
             entries,
             by_id,
-            edges,
+            neighbours,
+            usefulness,
             lessons,
             journeys,
             worlds_json: worlds_json(&worlds),
@@ -158,12 +189,19 @@ impl Catalog {
         self.position(id).map(|at| &self.entries[at])
     }
 
-    /// Edges out of the entry at `position`, in a stable order.
-    pub fn edges(&self, position: usize) -> &[Edge] {
-        self.edges
+    /// The entries related to the one at `position`, most useful first: by their first
+    /// kind in the order of [`RelationshipKind`], then by [`Catalog::usefulness`].
+    pub fn neighbours(&self, position: usize) -> &[Neighbour] {
+        self.neighbours
             .get(position)
             .map(Vec::as_slice)
             .unwrap_or_default()
+    }
+
+    /// Where the entry at `position` stands among all entries: easier JLPT level, common
+    /// word, more frequent, id; lower is more useful.
+    pub fn usefulness(&self, position: usize) -> u32 {
+        self.usefulness.get(position).copied().unwrap_or(u32::MAX)
     }
 
     pub fn lesson(&self, id: &str) -> Option<&Document> {
@@ -225,62 +263,162 @@ fn worlds_json(worlds: &[RawDoc]) -> Bytes {
     ))
 }
 
-/// The name of an edge read backwards (`has-component` seen from the component).
-fn inverse(kind: &str) -> String {
-    let known = [
-        ("has-component", "component-of"),
-        ("uses-kanji", "used-in"),
-        ("precedes", "follows"),
-        ("causes", "caused-by"),
-        ("part-of", "has-part"),
-        ("basis-for", "builds-on"),
-        ("parent-of", "child-of"),
-        ("predecessor-of", "successor-of"),
-    ];
-    for (forward, backward) in known {
-        if kind == forward {
-            return backward.to_owned();
-        }
-        if kind == backward {
-            return forward.to_owned();
-        }
+/// Each entry's place in the order in which a learner meets entries: easier JLPT level
+/// first (ungraded last), common words first, more frequent first (per the dataset's
+/// frequency rank), then by id so the order is total.
+fn usefulness_ranks(learnables: &[LoadedLearnable]) -> Vec<u32> {
+    let key = |learnable: &LoadedLearnable| {
+        let summary = &learnable.summary;
+        (
+            // N5 (5) first, N1 (1) last, ungraded (None) after them.
+            Reverse(summary.jlpt_level),
+            summary.is_common_word != Some(true),
+            learnable.surface.frequency.unwrap_or(u32::MAX),
+        )
+    };
+    let mut order: Vec<usize> = (0..learnables.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&learnables[a], &learnables[b]);
+        key(a)
+            .cmp(&key(b))
+            .then_with(|| a.summary.id.cmp(&b.summary.id))
+    });
+    let mut ranks = vec![0; learnables.len()];
+    for (rank, at) in order.into_iter().enumerate() {
+        ranks[at] = u32::try_from(rank).unwrap_or(u32::MAX);
     }
-    let symmetric = [
-        "similar-to",
-        "synonym-of",
-        "antonym-of",
-        "related-to",
-        "contemporary-of",
-    ];
-    if symmetric.contains(&kind) {
-        kind.to_owned()
-    } else {
-        format!("{kind}-inverse")
-    }
+    ranks
 }
 
-/// Every relation as an edge from both of its ends, so each entry lists what points to
-/// it as well as what it points to.
-fn edges_of(
+/// One end of a relation: `(entry, the other entry, the kind read from the entry, basis)`.
+type End<'a> = (usize, usize, RelationshipKind, &'a str);
+
+/// Every relation read from both of its ends, so an entry lists what points to it as well
+/// as what it points to; the dataset often stores a relation and its inverse both, which
+/// read the same from each end and so meet here as one link. Relations of a kind the
+/// table does not know are left out (and logged): `tests/dataset_schema.rs` keeps the
+/// committed dataset free of them.
+fn neighbours_of(
     relations: &[manabi_schemas::Relation],
     by_id: &HashMap<String, usize>,
-    count: usize,
-) -> Vec<Vec<Edge>> {
-    let mut edges = vec![Vec::new(); count];
+    usefulness: &[u32],
+) -> Vec<Vec<Neighbour>> {
+    let mut ends: Vec<End<'_>> = Vec::with_capacity(relations.len() * 2);
+    let mut unknown = 0_usize;
     for relation in relations {
         let (Some(&from), Some(&to)) = (by_id.get(&relation.from), by_id.get(&relation.to)) else {
             continue;
         };
-        edges[from].push(Edge {
-            relationship: relation.kind.clone(),
-            basis: relation.basis.clone(),
-            target: to,
-        });
-        edges[to].push(Edge {
-            relationship: inverse(&relation.kind),
-            basis: relation.basis.clone(),
-            target: from,
-        });
+        if from == to {
+            continue;
+        }
+        let Some(kind) = RelationshipKind::named(&relation.kind) else {
+            unknown += 1;
+            continue;
+        };
+        ends.push((from, to, kind, &relation.basis));
+        ends.push((to, from, kind.inverse(), &relation.basis));
     }
-    edges
+    if unknown > 0 {
+        tracing::warn!(
+            unknown,
+            "relations of a kind the API does not know were left out"
+        );
+    }
+    ends.sort_unstable();
+    ends.dedup();
+    let mut neighbours = vec![Vec::new(); usefulness.len()];
+    let mut bases: HashMap<String, Arc<str>> = HashMap::new();
+    for group in ends.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        let (entry, target) = (group[0].0, group[0].1);
+        let links = group
+            .chunk_by(|a, b| a.2 == b.2)
+            .map(|same_kind| {
+                let joined = same_kind
+                    .iter()
+                    .map(|end| end.3)
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                let basis = bases
+                    .entry(joined)
+                    .or_insert_with_key(|text| Arc::from(text.as_str()));
+                Link {
+                    kind: same_kind[0].2,
+                    basis: Arc::clone(basis),
+                }
+            })
+            .collect();
+        neighbours[entry].push(Neighbour { target, links });
+    }
+    for list in &mut neighbours {
+        list.sort_by_key(|neighbour| (neighbour.links[0].kind, usefulness[neighbour.target]));
+    }
+    neighbours
+}
+
+#[cfg(test)]
+mod tests {
+    use manabi_schemas::Relation;
+
+    use super::*;
+
+    fn relation(from: &str, to: &str, kind: &str, basis: &str) -> Relation {
+        Relation {
+            from: from.to_owned(),
+            to: to.to_owned(),
+            kind: kind.to_owned(),
+            basis: basis.to_owned(),
+        }
+    }
+
+    /// `(target, [(kind, basis)])` of each neighbour of `entry`, in order.
+    fn listed(neighbours: &[Vec<Neighbour>], entry: usize) -> Vec<(usize, Vec<(&str, &str)>)> {
+        neighbours[entry]
+            .iter()
+            .map(|n| {
+                let links = n.links.iter().map(|l| (l.kind.name(), &*l.basis)).collect();
+                (n.target, links)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_relation_and_its_stored_inverse_are_one_link_and_kinds_of_a_pair_meet() {
+        let by_id: HashMap<String, usize> = ["kanji-a", "radical-b", "word-c", "kanji-d"]
+            .into_iter()
+            .enumerate()
+            .map(|(at, id)| (id.to_owned(), at))
+            .collect();
+        let relations = [
+            relation("kanji-a", "radical-b", "has-component", "kradfile"),
+            relation("radical-b", "kanji-a", "component-of", "kradfile"),
+            relation("kanji-a", "radical-b", "has-radical", "kanjidic2"),
+            relation("word-c", "kanji-a", "uses-kanji", "jmdict"),
+            relation("kanji-a", "kanji-d", "antonym", "kanjium"),
+            relation("kanji-d", "kanji-a", "antonym", "jmdict ant"),
+            relation("kanji-a", "kanji-a", "synonym", "a loop"),
+            relation("kanji-a", "word-c", "no-such-kind", "unknown"),
+            relation("kanji-a", "gone", "antonym", "a missing end"),
+        ];
+        // kanji-d is the least useful entry, word-c the most.
+        let neighbours = neighbours_of(&relations, &by_id, &[1, 2, 0, 3]);
+        let want = vec![
+            (3, vec![("antonym", "jmdict ant; kanjium")]),
+            (2, vec![("used-in", "jmdict")]),
+            (
+                1,
+                vec![("has-radical", "kanjidic2"), ("has-component", "kradfile")],
+            ),
+        ];
+        assert_eq!(listed(&neighbours, 0), want);
+        let radical = vec![(
+            0,
+            vec![("radical-of", "kanjidic2"), ("component-of", "kradfile")],
+        )];
+        assert_eq!(listed(&neighbours, 1), radical);
+        assert_eq!(
+            listed(&neighbours, 2),
+            vec![(0, vec![("uses-kanji", "jmdict")])]
+        );
+    }
 }

@@ -18,6 +18,7 @@ pub mod operations;
 pub mod params;
 pub mod reads;
 pub mod rejections;
+pub mod related;
 pub mod render;
 pub mod routes;
 pub mod server;

@@ -9,8 +9,8 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::{ContentBuilder, Ref, schema};
 use utoipa::{Modify, OpenApi};
 
-use manabi_schemas::ErrorEnvelope;
 use manabi_schemas::params::{Render, SearchType};
+use manabi_schemas::{ErrorEnvelope, RelationshipKind};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -26,7 +26,7 @@ use manabi_schemas::params::{Render, SearchType};
             OAuth protected-resource metadata at `/.well-known/oauth-protected-resource`).",
         license(name = "Apache-2.0"),
     ),
-    components(schemas(ErrorEnvelope, SearchType, Render)),
+    components(schemas(ErrorEnvelope, SearchType, Render, RelationshipKind)),
     tags(
         (name = "discovery", description = "What the service offers and costs"),
         (name = "learnables", description = "Kanji, vocabulary, grammar, kana, radicals, history"),

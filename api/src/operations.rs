@@ -108,7 +108,7 @@ pub const GET_LEARNABLE: OperationSpec = public(
 pub const GET_RELATED_LEARNABLES: OperationSpec = public(
     "getRelatedLearnables",
     "/api/v1/learnables/{id}/related",
-    &["limit"],
+    &["limit", "kind", "cursor"],
     Price::Read,
     Some("get_related_learnables"),
 );

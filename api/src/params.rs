@@ -8,11 +8,13 @@ use manabi_schemas::params::{
     JlptLevel, LearnableId, Locale, ParamError, RelatedLimit, Render, SearchLimit, SearchQuery,
     SearchType,
 };
+use manabi_schemas::{RelationshipKind, RelationshipKinds};
 use serde_json::Value;
 use utoipa::IntoParams;
 
 use crate::error::ApiError;
 use crate::extract::QueryParams;
+use crate::related::RelatedCursor;
 
 /// One parameter as it arrived: query-string text (typed by the parameter), or a JSON
 /// string, integer or other value (typed by JSON: `"3"` is not an integer there).
@@ -21,6 +23,8 @@ pub enum RawParam<'a> {
     Text(&'a str),
     JsonString(&'a str),
     Integer(i64),
+    /// A JSON array (MCP arguments only).
+    List(&'a [Value]),
     Other,
 }
 
@@ -44,6 +48,7 @@ impl ParamSource for serde_json::Map<String, Value> {
             Value::Number(number) => {
                 Some(number.as_i64().map_or(RawParam::Other, RawParam::Integer))
             }
+            Value::Array(items) => Some(RawParam::List(items)),
             _ => Some(RawParam::Other),
         }
     }
@@ -76,14 +81,39 @@ macro_rules! from_text {
             fn from_param(raw: RawParam<'_>) -> Result<Self, ParamError> {
                 match raw {
                     RawParam::Text(text) | RawParam::JsonString(text) => <$kind>::parse(text),
-                    RawParam::Integer(_) | RawParam::Other => Err(ParamError::not_a_string()),
+                    RawParam::Integer(_) | RawParam::List(_) | RawParam::Other => {
+                        Err(ParamError::not_a_string())
+                    }
                 }
             }
         }
     )*};
 }
 
-from_text!(SearchQuery, SearchType, LearnableId, Locale, Render);
+from_text!(
+    SearchQuery,
+    SearchType,
+    LearnableId,
+    Locale,
+    Render,
+    RelatedCursor
+);
+
+/// The `kind` filter: comma-separated text (REST) or an array of strings (MCP).
+impl FromParam for RelationshipKinds {
+    fn from_param(raw: RawParam<'_>) -> Result<Self, ParamError> {
+        match raw {
+            RawParam::Text(text) => RelationshipKinds::parse(text),
+            RawParam::List(items) => {
+                let names: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
+                RelationshipKinds::from_names(names.ok_or_else(RelationshipKinds::not_a_list)?)
+            }
+            RawParam::JsonString(_) | RawParam::Integer(_) | RawParam::Other => {
+                Err(RelationshipKinds::not_a_list())
+            }
+        }
+    }
+}
 
 /// Integer parameters: a JSON integer, or text in canonical decimal form.
 macro_rules! from_integer {
@@ -93,7 +123,9 @@ macro_rules! from_integer {
                 match raw {
                     RawParam::Text(text) => <$kind>::parse(text),
                     RawParam::Integer(value) => <$kind>::from_integer(value),
-                    RawParam::JsonString(_) | RawParam::Other => Err(<$kind>::out_of_range()),
+                    RawParam::JsonString(_) | RawParam::List(_) | RawParam::Other => {
+                        Err(<$kind>::out_of_range())
+                    }
                 }
             }
         }
@@ -164,6 +196,10 @@ impl LearnableParams {
 pub struct RelatedParams {
     pub id: LearnableId,
     pub limit: RelatedLimit,
+    /// Only entries linked by one of these kinds; every kind when absent.
+    pub kinds: Option<RelationshipKinds>,
+    /// Where the page starts: the previous page's `next_cursor`; the first page without.
+    pub cursor: Option<RelatedCursor>,
 }
 
 impl RelatedParams {
@@ -171,6 +207,8 @@ impl RelatedParams {
         Ok(RelatedParams {
             id: required(source, "id")?,
             limit: optional(source, "limit")?.unwrap_or(RelatedLimit::DEFAULT),
+            kinds: optional(source, "kind")?,
+            cursor: optional(source, "cursor")?,
         })
     }
 }
@@ -244,9 +282,24 @@ pub struct LocaleQueryString {
 #[derive(Debug, Default, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct RelatedQueryString {
-    /// How many related entries, at most 20.
+    /// How many related entries per page, at most 20.
     #[param(value_type = Option<i32>, minimum = 1, maximum = 20, default = 10)]
     pub limit: Option<String>,
+    /// Only entries linked by one of these kinds, comma-separated
+    /// (`kind=synonym,antonym`); every kind when absent. An unknown kind is a 400.
+    #[param(
+        value_type = Option<Vec<RelationshipKind>>,
+        style = Form,
+        explode = false,
+        min_items = 1,
+        max_items = 59,
+        example = json!(["antonym", "used-in"])
+    )]
+    pub kind: Option<String>,
+    /// The `next_cursor` of the previous page, to read the next one; only valid for the
+    /// same entry, `kind` filter and caller (key or keyless).
+    #[param(min_length = 24, max_length = 24, pattern = "^[0-9a-f]{24}$")]
+    pub cursor: Option<String>,
 }
 
 /// Query string of `GET /api/v1/lessons/{id}` (documentation).

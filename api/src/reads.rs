@@ -2,24 +2,18 @@
 //! Answer`. The REST handlers wrap them in the billing seam; the MCP tools call the same
 //! functions, so both transports answer identically.
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{BufMut, BytesMut};
 use manabi_schemas::params::Locale;
 use manabi_schemas::{ErrorCode, Mode};
 use manabi_search::SearchRequest;
 
 use crate::answer::Answer;
 use crate::billing::Caller;
-use crate::catalog::Catalog;
 use crate::error::ApiError;
 use crate::params::{JourneyParams, LearnableParams, LessonParams, RelatedParams, SearchParams};
+use crate::related::{self, ListingKey};
 use crate::render::render_lesson;
 use crate::state::AppState;
-
-/// A JSON string literal (quoted and escaped).
-fn json_string(text: &str) -> String {
-    // Serializing a &str cannot fail.
-    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned())
-}
 
 /// Refuses a keyless caller an entry outside the sample.
 fn check_sample(
@@ -118,8 +112,8 @@ pub fn learnable(
     Ok(Answer::new(entry.json.clone(), caller.sample_only()))
 }
 
-/// `GET /api/v1/learnables/{id}/related`: both directions of every relation, the
-/// sample's only for keyless callers.
+/// `GET /api/v1/learnables/{id}/related`: one page of the entry's related entries, each
+/// once with the kinds linking it; the sample's only for keyless callers.
 pub fn related(
     state: &AppState,
     params: &RelatedParams,
@@ -137,40 +131,26 @@ pub fn related(
         "learnable",
         id,
     )?;
-    let visible: Vec<_> = catalog
-        .edges(position)
-        .iter()
-        .filter(|edge| !caller.sample_only() || catalog.entries[edge.target].sample)
-        .collect();
+    let key = ListingKey {
+        dataset_version: &catalog.dataset_version,
+        id,
+        kinds: params.kinds,
+        sample_only: caller.sample_only(),
+    };
+    let visible = |target: usize| !caller.sample_only() || catalog.entries[target].sample;
+    let neighbours = catalog.neighbours(position);
+    let page = related::page(
+        catalog,
+        &key,
+        neighbours,
+        visible,
+        params.cursor,
+        params.limit.get(),
+    )?;
     Ok(Answer::new(
-        related_json(catalog, id, &visible, params.limit.get()),
+        related::to_json(catalog, &page),
         caller.sample_only(),
     ))
-}
-
-fn related_json(
-    catalog: &Catalog,
-    id: &str,
-    edges: &[&crate::catalog::Edge],
-    limit: usize,
-) -> Bytes {
-    let mut data = BytesMut::with_capacity(256 * limit.min(edges.len()) + 64);
-    data.put_slice(format!("{{\"id\":{},\"related\":[", json_string(id)).as_bytes());
-    for (at, edge) in edges.iter().take(limit).enumerate() {
-        if at > 0 {
-            data.put_u8(b',');
-        }
-        let head = format!(
-            "{{\"relationship\":{},\"basis\":{},\"learnable\":",
-            json_string(&edge.relationship),
-            json_string(&edge.basis)
-        );
-        data.put_slice(head.as_bytes());
-        data.put_slice(&catalog.entries[edge.target].summary_json);
-        data.put_u8(b'}');
-    }
-    data.put_slice(format!("],\"total\":{},\"limit\":{}}}", edges.len(), limit).as_bytes());
-    data.freeze()
 }
 
 /// `GET /api/v1/lessons/{id}`, with its link markup rendered as asked.

@@ -1,11 +1,14 @@
 //! Learnable documents: the full entry, its summary, citations and relationships.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::grammar::GrammarDetail;
 use crate::history::HistoryDetail;
 use crate::kanji::{CharacterDetail, KanjiDetail, RadicalDetail};
+use crate::relationship::RelationshipKind;
 use crate::vocabulary::VocabularyDetail;
 
 /// What kind of entry a learnable is. The five language types can be searched by `type`;
@@ -219,22 +222,89 @@ pub struct Relation {
     pub basis: String,
 }
 
-/// One related entry, as `GET /api/v1/learnables/{id}/related` lists it.
+/// One relationship between the requested entry and a related one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Relationship {
+    /// Read from the requested entry to the related one.
+    pub kind: RelationshipKind,
+    /// The rule or source behind it; when several sources give the same kind, their
+    /// names joined by `; `.
+    pub basis: String,
+}
+
+/// One related entry, as `GET /api/v1/learnables/{id}/related` lists it: each related
+/// entry once, with every kind that links it to the requested one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RelatedEntry {
-    /// Relationship type, read from the requested entry to this one.
-    pub relationship: String,
-    /// The rule or source behind the edge.
+    /// The first (most useful) of `relationships`, as the first release of the API
+    /// named the one relationship of a listed edge.
+    pub relationship: RelationshipKind,
+    /// The basis of `relationship`.
     pub basis: String,
+    /// Every kind linking the two entries (only the kinds of the `kind` filter, when one
+    /// is given), most useful first; never empty.
+    #[schema(min_items = 1)]
+    pub relationships: Vec<Relationship>,
     pub learnable: LearnableSummary,
 }
 
-/// The `data` of `GET /api/v1/learnables/{id}/related`.
+/// The `data` of `GET /api/v1/learnables/{id}/related`: one page of related entries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "id": "kanji-65e5",
+    "related": [{
+        "relationship": "antonym",
+        "basis": "kanjium",
+        "relationships": [{"kind": "antonym", "basis": "kanjium"}],
+        "learnable": {
+            "id": "kanji-6708", "label": "月", "type": "kanji", "domain": "language",
+            "jlpt_level": 5, "is_common_word": null, "canonical_name": null,
+            "pattern": null, "meaning": "month, moon",
+            "writing_forms": [{"text": "月", "script": "kanji"}],
+            "tags": ["jlpt-n5", "joyo", "kyoiku", "grade-1"]
+        }
+    }],
+    "total": 35,
+    "limit": 1,
+    "kind": null,
+    "totals_by_kind": {"antonym": 1, "used-in": 29, "has-radical": 1, "component-of": 4},
+    "next_cursor": "00000001950d732aba8b449c"
+}))]
 pub struct RelatedLearnables {
     pub id: String,
+    /// This page, most useful first: by the first of their `relationships` in the order
+    /// of the `RelationshipKind` enum, then easier JLPT level, common words, more
+    /// frequent entries, id.
     pub related: Vec<RelatedEntry>,
-    /// How many related entries exist in all (before `limit`).
+    /// How many related entries the listing holds on all its pages (after the `kind`
+    /// filter).
     pub total: usize,
+    /// Most entries on one page.
     pub limit: usize,
+    /// The `kind` filter applied, most useful first; null when every kind is listed.
+    #[schema(required = true)]
+    pub kind: Option<Vec<RelationshipKind>>,
+    /// How many related entries each kind links, before the `kind` filter (what else
+    /// there is to ask for). An entry linked by two kinds counts under each.
+    #[schema(schema_with = totals_by_kind_schema)]
+    pub totals_by_kind: BTreeMap<RelationshipKind, usize>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    #[schema(required = true)]
+    pub next_cursor: Option<String>,
+}
+
+/// `totals_by_kind`: kind names to counts.
+fn totals_by_kind_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let count = ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(0));
+    let names = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(RelationshipKind::all().map(RelationshipKind::name)));
+    ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property_names(Some(names))
+        .additional_properties(Some(count))
+        .build()
 }

@@ -13,6 +13,7 @@ pub mod learnable;
 pub mod lesson;
 pub mod markup;
 pub mod params;
+pub mod relationship;
 pub mod vocabulary;
 
 pub use discovery::{CreditPack, CreditPacks, Discovery, FairUse, Mode, Pricing};
@@ -22,5 +23,6 @@ pub use envelope::{
 pub use error::{ErrorBody, ErrorCode, ErrorEnvelope};
 pub use learnable::{
     Citation, CrossCheck, Domain, Learnable, LearnableBody, LearnableSummary, LearnableType,
-    RelatedEntry, RelatedLearnables, Relation, Script, WritingForm,
+    RelatedEntry, RelatedLearnables, Relation, Relationship, Script, WritingForm,
 };
+pub use relationship::{RelationshipKind, RelationshipKinds};

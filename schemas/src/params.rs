@@ -16,7 +16,7 @@ pub struct ParamError {
 }
 
 impl ParamError {
-    fn new(message: impl Into<String>) -> Self {
+    pub fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
         }

@@ -40,13 +40,18 @@ wait_for_server "$work/stdout" "$work/stderr" schemathesis
 
 # A valid but not-yet-served locale (fr) is answered 422 LOCALE_UNAVAILABLE, as documented.
 # Oversized URIs and query strings are refused with 414 before their parameters are read;
-# that is a rejection too.
+# that is a rejection too. A related `cursor` is the `next_cursor` of an earlier page: one
+# generated from its pattern names no listing and is refused with 400, as documented.
 cat >"$work/schemathesis.toml" <<'TOML'
 [checks.positive_data_acceptance]
 expected-statuses = ["2xx", "401", "403", "404", "422"]
 
 [checks.negative_data_rejection]
 expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "414", "415", "422", "428", "429", "431"]
+
+[[operations]]
+include-path = "/api/v1/learnables/{id}/related"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "422"]
 TOML
 
 # The keyed run reaches what the keyless run cannot, and three answers there are right
@@ -57,7 +62,7 @@ TOML
 # - 400 on a path `{id}`: the generator sometimes sends an id that breaks the id's own
 #   pattern (seen: astral characters around a newline, `/api/v1/journeys/%C8%BE%F1%A9
 #   %97%B1%0A…`, which Python's `re` itself says does not match). Valid ids are checked by
-#   the Rust tests on every entry kind.
+#   the Rust tests on every entry kind. This also covers a made-up related `cursor`.
 cat >"$work/schemathesis-keyed.toml" <<'TOML'
 [checks.positive_data_acceptance]
 expected-statuses = ["2xx", "401", "403", "404", "409", "422"]

@@ -373,12 +373,27 @@ fn relations() -> Vec<Relation> {
         kind: kind.to_owned(),
         basis: "fixture".to_owned(),
     };
+    // As in the dataset, some relations are stored from both ends (a kind and its
+    // inverse, a symmetric kind twice), and one pair is linked by two kinds.
     vec![
         edge("vocab-nihon", "kanji-hi", "uses-kanji"),
         edge("vocab-nihon", "kanji-hon", "uses-kanji"),
+        edge("vocab-nihongo", "kanji-hi", "uses-kanji"),
+        edge("vocab-nihongo", "kanji-hon", "uses-kanji"),
+        edge("vocab-nichiyoubi", "kanji-hi", "uses-kanji"),
         edge("vocab-taberu", "kanji-shoku", "uses-kanji"),
         edge("vocab-kuu", "kanji-shoku", "uses-kanji"),
         edge("vocab-tabemono", "kanji-shoku", "uses-kanji"),
+        edge("vocab-mizu", "kanji-mizu", "uses-kanji"),
+        edge("vocab-taberu", "vocab-kuu", "synonym"),
+        edge("vocab-kuu", "vocab-taberu", "synonym"),
+        edge("vocab-tabemono", "vocab-taberu", "see-also"),
+        edge("kanji-mizu", "radical-water", "has-component"),
+        edge("radical-water", "kanji-mizu", "component-of"),
+        edge("kanji-mizu", "radical-water", "has-radical"),
+        edge("radical-water", "kanji-mizu", "radical-of"),
+        edge("char-a", "char-katakana-a", "hiragana-of"),
+        edge("char-katakana-a", "char-a", "katakana-of"),
     ]
 }
 

@@ -104,7 +104,15 @@ pub fn committed_artifact() -> Option<PathBuf> {
 
 /// A server on the committed artifact, keyless limit off, ready to answer.
 pub async fn spawn_app_on_committed_artifact(path: PathBuf) -> TestApp {
-    let app = start_in_process(test_dir(), &path, &[("MANABI_KEYLESS_RATE_PER_SEC", "0")]).await;
+    spawn_app_on_committed_artifact_with(path, &[]).await
+}
+
+/// A server on the committed artifact with extra `MANABI_*` settings, keyless limit off,
+/// ready to answer.
+pub async fn spawn_app_on_committed_artifact_with(path: PathBuf, env: &[(&str, &str)]) -> TestApp {
+    let mut all = vec![("MANABI_KEYLESS_RATE_PER_SEC", "0")];
+    all.extend_from_slice(env);
+    let app = start_in_process(test_dir(), &path, &all).await;
     app.wait_ready().await;
     app
 }

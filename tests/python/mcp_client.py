@@ -163,6 +163,7 @@ async def call_each(session: ClientSession, ids: dict[str, str]) -> int:
     total += check_billed("get_learnable", learnable, READ_POINTS)
     related = await session.call_tool("get_related_learnables", {"id": ids["learnable"], "limit": 3})
     total += check_billed("get_related_learnables", related, READ_POINTS)
+    total += await call_related_pages(session, ids["learnable"], related.structured_content)
     worlds = await session.call_tool("list_worlds", {})
     total += check_billed("list_worlds", worlds, READ_POINTS)
     journey = await first_journey(session, worlds.structured_content)
@@ -174,6 +175,30 @@ async def call_each(session: ClientSession, ids: dict[str, str]) -> int:
     total += await call_read(session, "get_journey", {"id": ids["journey"]})
     total += await call_read(session, "get_lesson", {"id": ids["lesson"], "render": "resolved"})
     return total
+
+
+async def call_related_pages(session: ClientSession, entry: str, first: dict[str, Any]) -> int:
+    """Up to three pages of one kind of the entry's related listing, by `kind` and
+    `cursor`: only that kind, each entry once, each page billed. Returns their points."""
+    kinds = list(first["totals_by_kind"])
+    if not kinds:
+        return 0
+    arguments: dict[str, Any] = {"id": entry, "kind": [kinds[-1]], "limit": 1}
+    seen: list[str] = []
+    points = 0
+    for _ in range(3):
+        page = await session.call_tool("get_related_learnables", arguments)
+        points += check_billed("get_related_learnables", page, READ_POINTS)
+        data = page.structured_content
+        kinds_listed = {r["kind"] for item in data["related"] for r in item["relationships"]}
+        Check.that(kinds_listed == {kinds[-1]}, f"only {kinds[-1]} listed", data)
+        seen += [item["learnable"]["id"] for item in data["related"]]
+        if data["next_cursor"] is None:
+            Check.that(len(seen) == data["total"], "the pages hold the total", data)
+            break
+        arguments["cursor"] = data["next_cursor"]
+    Check.that(len(seen) == len(set(seen)), "each related entry listed once", seen)
+    return points
 
 
 async def first_journey(session: ClientSession, worlds: dict[str, Any]) -> dict[str, Any] | None:
@@ -217,6 +242,8 @@ async def check_keyed(base: str, ledger: Ledger, ids: dict[str, str]) -> None:
         await expect_invalid_params(session, "search_learnables", {"query": "a", "limit": 21})
         await expect_invalid_params(session, "get_lesson", {"id": ids["lesson"], "render": "html"})
         await expect_invalid_params(session, "no_such_tool", {})
+        await expect_invalid_params(session, "get_related_learnables", {"id": ids["learnable"], "kind": ["nope"]})
+        await expect_invalid_params(session, "get_related_learnables", {"id": ids["learnable"], "cursor": "nope"})
         Check.that(ledger.balance(account) == 200 - spent, "invalid calls charged nothing")
         missing = await session.call_tool("get_learnable", {"id": "no-such-entry"})
         Check.that(missing.is_error is True, "unknown id is isError")

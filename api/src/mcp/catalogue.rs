@@ -9,11 +9,13 @@ use std::sync::Arc;
 use manabi_schemas::params::{
     JlptLevel, LearnableId, Locale, RelatedLimit, Render, SearchLimit, SearchQuery,
 };
+use manabi_schemas::{RelationshipKind, RelationshipKinds};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use super::outcome::output_schema;
 use crate::operations;
+use crate::related::RelatedCursor;
 
 /// The REST `query` pattern: not only spaces, no control characters.
 const QUERY_PATTERN: &str =
@@ -169,18 +171,45 @@ fn learnable_spec() -> Spec {
 }
 
 fn related_spec() -> Spec {
+    let kinds: Vec<&str> = RelationshipKind::all()
+        .map(RelationshipKind::name)
+        .collect();
     Spec {
         name: "get_related_learnables",
         title: "Get related learnables",
-        description: "Summaries of the entries linked to one id, each with the kind of \
-            relationship (component kanji, words using a kanji, related grammar, people \
-            and events of an era …) and its basis. Use it to widen a study set or explain \
-            connections. Costs 1 point.",
+        description: "The entries linked to one id, each once with every kind of \
+            relationship linking it and its basis (synonyms and antonyms, look-alike kanji, \
+            words using a kanji, related grammar, people and events of an era, components \
+            …), most useful first. `totals_by_kind` tells which kinds exist and how many; \
+            pass `kind` to keep only some, and `next_cursor` as `cursor` for the next page. \
+            Use it to widen a study set or explain connections. Costs 1 point per page.",
         input: input(
-            json!({ "id": id_property("learnable"), "limit": limit_property(
-                    "related entries",
+            json!({
+                "id": id_property("learnable"),
+                "limit": limit_property(
+                    "related entries per page",
                     (RelatedLimit::MIN, RelatedLimit::MAX, RelatedLimit::DEFAULT.get()),
-                ) }),
+                ),
+                "kind": {
+                    "type": "array",
+                    "description": "Only entries linked by one of these relationship kinds \
+                        (read from this entry); every kind when absent.",
+                    "items": {
+                        "type": "string",
+                        "enum": kinds,
+                    },
+                    "minItems": 1,
+                    "maxItems": RelationshipKinds::ITEMS_MAX,
+                },
+                "cursor": {
+                    "type": "string",
+                    "description": "The `next_cursor` of the previous page of the same id and \
+                        `kind`, to read the next page.",
+                    "minLength": RelatedCursor::CHARS,
+                    "maxLength": RelatedCursor::CHARS,
+                    "pattern": RelatedCursor::PATTERN,
+                },
+            }),
             &["id"],
         ),
     }
@@ -281,6 +310,46 @@ mod tests {
             lesson.input_schema["properties"]["render"]["enum"],
             json!(["raw", "plain", "resolved"])
         );
+    }
+
+    /// `kind` and `cursor` are bounded alike in the tool, the REST description and the
+    /// types that parse them.
+    #[test]
+    fn related_filters_and_cursors_match_the_rest_parameters() {
+        let (_, openapi) = crate::routes::api_with_description();
+        let openapi = serde_json::to_value(openapi).expect("JSON");
+        let parameters = openapi["paths"]["/api/v1/learnables/{id}/related"]["get"]["parameters"]
+            .as_array()
+            .expect("parameters")
+            .clone();
+        let rest = |name: &str| {
+            let found = parameters
+                .iter()
+                .find(|parameter| parameter["name"] == name);
+            found.expect("a documented parameter")["schema"].clone()
+        };
+        let tool = tool("get_related_learnables").unwrap();
+        let properties = &tool.input_schema["properties"];
+        let (rest_kind, tool_kind) = (rest("kind"), &properties["kind"]);
+        assert_eq!(rest_kind["maxItems"], RelationshipKinds::ITEMS_MAX);
+        assert_eq!(tool_kind["maxItems"], RelationshipKinds::ITEMS_MAX);
+        assert_eq!(rest_kind["minItems"], tool_kind["minItems"]);
+        let kinds = &openapi["components"]["schemas"]["RelationshipKind"]["enum"];
+        assert_eq!(
+            rest_kind["items"]["$ref"],
+            "#/components/schemas/RelationshipKind"
+        );
+        assert_eq!(&tool_kind["items"]["enum"], kinds);
+        assert_eq!(
+            kinds.as_array().map(Vec::len),
+            Some(RelationshipKind::COUNT)
+        );
+        let (rest_cursor, tool_cursor) = (rest("cursor"), &properties["cursor"]);
+        for bound in ["pattern", "minLength", "maxLength"] {
+            assert_eq!(rest_cursor[bound], tool_cursor[bound], "{bound}");
+        }
+        assert_eq!(rest_cursor["pattern"], RelatedCursor::PATTERN);
+        assert_eq!(rest_cursor["maxLength"], RelatedCursor::CHARS);
     }
 
     #[test]

@@ -77,7 +77,16 @@ pub async fn get_learnable(
 
 #[utoipa::path(
     get, path = "/api/v1/learnables/{id}/related", operation_id = "getRelatedLearnables",
-    tag = "learnables", summary = "Summaries of related learnables with relationship types",
+    tag = "learnables", summary = "Related learnables, each once with its relationship kinds",
+    description = "The entries related to one entry, a page at a time. Each related entry is \
+        listed once, with every kind that links it (read from the requested entry: `used-in` \
+        on a kanji, `uses-kanji` on a word) and each kind's basis. Most useful first: by \
+        the entry's first kind in the order of the `RelationshipKind` enum (meaning, kana, \
+        grammar and word links before history's broad period links, components last), then \
+        easier JLPT level, common words, more frequent entries. `kind` keeps only entries \
+        linked by the named kinds; `totals_by_kind` counts every kind before that filter. \
+        `next_cursor`, passed as `cursor`, reads the next page; each page is a billed read. \
+        Keyless callers see (and count) only related entries of the sample.",
     params(
         ("id" = String, Path, description = "Learnable id", min_length = 1, max_length = 128,
             pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$",
