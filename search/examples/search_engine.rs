@@ -38,6 +38,9 @@ const QUERIES: &[&str] = &[
 /// Each query runs at least this long, and at least `RUNS_MIN` times.
 const QUERY_TIME_MIN: Duration = Duration::from_millis(200);
 const RUNS_MIN: u32 = 50;
+/// Runs of each relevance-suite query, and how many of the slowest are listed.
+const SUITE_RUNS: u32 = 20;
+const SLOWEST_SHOWN: usize = 12;
 
 fn main() {
     let path = std::env::args().nth(1).map_or_else(
@@ -89,6 +92,46 @@ fn main() {
         "",
         sample_sum / count
     );
+    suite(index.full());
+}
+
+/// Every query of the relevance suite on the full index, with its `type` filter: the
+/// mean, the 99th percentile of the per-query means, and the slowest queries.
+fn suite(index: &EmbeddedIndex) {
+    let Ok(text) = std::fs::read_to_string("tests/relevance/queries.tsv") else {
+        return;
+    };
+    let mut timed: Vec<(f64, String)> = Vec::new();
+    for line in text.lines().skip(1).filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let kind = (fields.get(2) != Some(&"-"))
+            .then(|| fields.get(2))
+            .flatten()
+            .and_then(|name| serde_json::from_value(serde_json::Value::from(*name)).ok());
+        let request = SearchRequest {
+            query: fields[1],
+            kind,
+            jlpt_level: None,
+            sample_only: false,
+            limit: 10,
+        };
+        let started = Instant::now();
+        for _ in 0..SUITE_RUNS {
+            std::hint::black_box(index.search(std::hint::black_box(&request)));
+        }
+        let micros = started.elapsed().as_secs_f64() * 1e6 / f64::from(SUITE_RUNS);
+        timed.push((micros, fields[1].to_owned()));
+    }
+    timed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mean = timed.iter().map(|(us, _)| us).sum::<f64>() / timed.len() as f64;
+    let p99 = timed[(timed.len() * 99 / 100).min(timed.len() - 1)].0;
+    println!(
+        "\nrelevance suite, full index: {} queries, mean {mean:.1} µs, p99 {p99:.1} µs; slowest:",
+        timed.len()
+    );
+    for (us, query) in timed.iter().rev().take(SLOWEST_SHOWN) {
+        println!("  {us:>9.1} µs  {query}");
+    }
 }
 
 /// Mean µs of one search, and its `total_candidates`.

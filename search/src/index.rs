@@ -209,8 +209,12 @@ pub enum IndexError {
 const HISTORY_MEANING_WORDS_MAX: usize = 8;
 /// The tag of the curated history canon's entities.
 const CANON_TAG: &str = "canon";
-/// Latin prefixes shorter than this match too much to be useful (`a` → every word).
-const LATIN_PREFIX_CHARS_MIN: usize = 2;
+/// Latin prefixes shorter than this match too much to be useful (`a` → every word,
+/// `ha` → every English word starting with it, where は was meant).
+const LATIN_PREFIX_CHARS_MIN: usize = 3;
+/// Kana prefixes shorter than this likewise (`お` → every reading starting with it); a
+/// kanji is a prefix worth following from one character (`日` → 日本, 日曜日).
+const KANA_PREFIX_CHARS_MIN: usize = 2;
 /// Entries handed to one index-building thread at least; below this a second thread
 /// costs more than it saves.
 const BUILD_CHUNK_MIN: usize = 4_096;
@@ -364,23 +368,6 @@ impl EmbeddedIndex {
     /// Builds the index; hit positions refer to the order of `entries`. Term extraction
     /// (normalisation is the costly part) runs on every available core.
     pub fn build(entries: &[IndexEntry<'_>]) -> Result<EmbeddedIndex, IndexError> {
-        Self::build_with(entries, None)
-    }
-
-    /// Builds the index of a part of the entries (the evaluation sample) that tells
-    /// English words apart by the whole dataset's `english` lexicon, so it ranks its
-    /// entries exactly as the full index does.
-    pub fn build_part(
-        entries: &[IndexEntry<'_>],
-        whole: &EmbeddedIndex,
-    ) -> Result<EmbeddedIndex, IndexError> {
-        Self::build_with(entries, Some(Arc::clone(&whole.english)))
-    }
-
-    fn build_with(
-        entries: &[IndexEntry<'_>],
-        english: Option<Arc<Set<Vec<u8>>>>,
-    ) -> Result<EmbeddedIndex, IndexError> {
         u32::try_from(entries.len()).map_err(|_| IndexError::TooManyEntries)?;
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
         let chunk = entries.len().div_ceil(threads).max(BUILD_CHUNK_MIN);
@@ -414,8 +401,16 @@ impl EmbeddedIndex {
             starts,
             postings,
             typos,
-            english: english.unwrap_or_else(|| Arc::new(own_english)),
+            english: Arc::new(own_english),
         })
+    }
+
+    /// This index (of a part of the entries: the evaluation sample) telling English
+    /// words apart by the whole dataset's lexicon, so it ranks its entries exactly as
+    /// the index of every entry does.
+    pub fn sharing_english_of(mut self, whole: &EmbeddedIndex) -> EmbeddedIndex {
+        self.english = Arc::clone(&whole.english);
+        self
     }
 
     pub fn len(&self) -> usize {
@@ -457,10 +452,14 @@ impl EmbeddedIndex {
             self.exact_into(name, Tier::ExactSurface, false, &mut phrase);
         }
         phrase.settle();
+        // Only the last word is still being typed: the words before it are whole words,
+        // so they match exactly (`to eat`: `to` is not every word starting with it).
+        let last = parsed.words.len().saturating_sub(1);
         let mut per_word: Vec<Matches> = parsed
             .words
             .iter()
-            .map(|word| self.match_word(word))
+            .enumerate()
+            .map(|(at, word)| self.match_word(word, at == last))
             .collect();
         let mut candidates = self.candidates(&phrase, &per_word, request);
         if candidates.is_empty() {
@@ -578,8 +577,8 @@ impl EmbeddedIndex {
         }
     }
 
-    /// Exact and prefix matches of one word, settled.
-    fn match_word(&self, word: &WordKeys) -> Matches {
+    /// Exact matches of one word, and prefix matches when `prefixes`, settled.
+    fn match_word(&self, word: &WordKeys, prefixes: bool) -> Matches {
         let keys = &word.keys;
         let mut matches = Matches::default();
         self.exact_word_into(word, &mut matches);
@@ -589,11 +588,13 @@ impl EmbeddedIndex {
         if let Some(singular) = english_singular(&keys.text).filter(|_| word.latin) {
             self.english_into(singular, &mut matches);
         }
-        if !word.latin || keys.text.chars().count() >= LATIN_PREFIX_CHARS_MIN {
-            self.prefix_into(&keys.text, &mut matches);
-        }
-        if let Some(kana) = &keys.kana {
-            self.prefix_into(kana, &mut matches);
+        if prefixes {
+            if prefix_long_enough(&keys.text) {
+                self.prefix_into(&keys.text, &mut matches);
+            }
+            if let Some(kana) = keys.kana.as_ref().filter(|kana| prefix_long_enough(kana)) {
+                self.prefix_into(kana, &mut matches);
+            }
         }
         matches.settle();
         matches
@@ -1026,6 +1027,18 @@ impl Terms {
                 self.push_key(loose, Field::Loose);
             }
         }
+    }
+}
+
+/// Whether a key is long enough for its prefix matches to mean something.
+fn prefix_long_enough(key: &str) -> bool {
+    let chars = key.chars().count();
+    if kana::is_latin_word(key) {
+        chars >= LATIN_PREFIX_CHARS_MIN
+    } else if kana::is_kana(key) {
+        chars >= KANA_PREFIX_CHARS_MIN
+    } else {
+        chars >= 1
     }
 }
 

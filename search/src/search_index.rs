@@ -18,9 +18,9 @@ pub struct SearchIndex {
 
 impl SearchIndex {
     /// Builds both indexes; hit positions refer to the order of `entries`. The sample
-    /// index is small and builds after the full one, whose English lexicon it shares
-    /// (whether a word is English decides how a guess ranks, and must not depend on
-    /// which index answers).
+    /// index is small and builds on its own thread while the full one builds, then
+    /// takes the full one's English lexicon (whether a word is English decides how a
+    /// guess ranks, and must not depend on which index answers).
     pub fn build(entries: &[IndexEntry<'_>]) -> Result<SearchIndex, IndexError> {
         let (sample_positions, sample_entries): (Vec<usize>, Vec<IndexEntry<'_>>) = entries
             .iter()
@@ -28,8 +28,16 @@ impl SearchIndex {
             .filter(|(_, entry)| entry.sample)
             .map(|(at, entry)| (at, *entry))
             .unzip();
-        let full = EmbeddedIndex::build(entries)?;
-        let sample = EmbeddedIndex::build_part(&sample_entries, &full)?;
+        let (full, sample) = std::thread::scope(|scope| {
+            let sample = scope.spawn(|| EmbeddedIndex::build(&sample_entries));
+            let full = EmbeddedIndex::build(entries);
+            let sample = sample
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (full, sample)
+        });
+        let full = full?;
+        let sample = sample?.sharing_english_of(&full);
         Ok(SearchIndex {
             full,
             sample,
