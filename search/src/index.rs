@@ -281,6 +281,16 @@ impl Matches {
         Matches(out)
     }
 
+    /// Every entry at `floor` at best, its detail that tier's first.
+    fn raise_to(&mut self, floor: Tier) {
+        for (_, grade) in &mut self.0 {
+            if grade.tier < floor as u8 {
+                grade.tier = floor as u8;
+                grade.detail = grade.detail.max(floor.first_detail());
+            }
+        }
+    }
+
     /// Entries in either, at the better tier.
     fn union(mut self, other: &Matches) -> Matches {
         self.0.extend_from_slice(&other.0);
@@ -322,6 +332,9 @@ struct Parsed {
     /// The text as typed, punctuation kept (`のに (purpose, use)`), when it differs
     /// from `whole`.
     typed: Option<WordKeys>,
+    /// The best tier of a match by the words alone, when English function words were
+    /// left out of them.
+    floor: Option<Tier>,
 }
 
 impl Parsed {
@@ -330,13 +343,28 @@ impl Parsed {
         let split = words(&text);
         let several = split.len() > 1;
         let spaced = split.join(" ");
+        let content: Vec<String> = split
+            .iter()
+            .filter(|word| !is_function_word(word))
+            .cloned()
+            .collect();
         Parsed {
             typed: (several && text != spaced).then(|| WordKeys::of(&text)),
             // Joined by one space: punctuation and runs of spaces between words go.
             whole: several.then(|| WordKeys::of(&spaced)),
             joined: several.then(|| WordKeys::of(&split.concat())),
             name: name_key(&split),
-            words: split.iter().map(|word| WordKeys::of(word)).collect(),
+            // English function words constrain nothing a phrase match has not already
+            // matched (`to eat` is the phrase "to eat"; "to" is in every verb's glosses),
+            // so a query of several words is intersected without them.
+            // The words left stand for an English phrase: they match as gloss words at
+            // best (`to go`: `go` is not the reading ご here).
+            floor: (!content.is_empty() && content.len() < split.len())
+                .then_some(Tier::ExactGlossWord),
+            words: if content.is_empty() { &split } else { &content }
+                .iter()
+                .map(|word| WordKeys::of(word))
+                .collect(),
         }
     }
 }
@@ -461,12 +489,12 @@ impl EmbeddedIndex {
             .enumerate()
             .map(|(at, word)| self.match_word(word, at == last))
             .collect();
-        let mut candidates = self.candidates(&phrase, &per_word, request);
+        let mut candidates = self.candidates(&phrase, &per_word, parsed.floor, request);
         if candidates.is_empty() {
             for (word, matches) in parsed.words.iter().zip(&mut per_word) {
                 self.typos_into(word, matches);
             }
-            candidates = self.candidates(&phrase, &per_word, request);
+            candidates = self.candidates(&phrase, &per_word, parsed.floor, request);
         }
         let total_candidates = candidates.len();
         let limit = request.limit.min(total_candidates);
@@ -488,19 +516,24 @@ impl EmbeddedIndex {
         &self,
         phrase: &Matches,
         per_word: &[Matches],
+        floor: Option<Tier>,
         request: &SearchRequest<'_>,
     ) -> Vec<(RankKey, usize)> {
+        let Some((first, rest)) = per_word.split_first() else {
+            return Vec::new();
+        };
         let combined;
-        let matches = match per_word {
-            [] => return Vec::new(),
-            [only] => only,
-            [first, rest @ ..] => {
-                let all = rest
-                    .iter()
-                    .fold(first.clone(), |all, next| all.intersect(next));
-                combined = all.union(phrase);
-                &combined
+        let matches = if rest.is_empty() && phrase.0.is_empty() && floor.is_none() {
+            first
+        } else {
+            let mut all = rest
+                .iter()
+                .fold(first.clone(), |all, next| all.intersect(next));
+            if let Some(floor) = floor {
+                all.raise_to(floor);
             }
+            combined = all.union(phrase);
+            &combined
         };
         matches
             .0
@@ -1028,6 +1061,27 @@ impl Terms {
             }
         }
     }
+}
+
+/// English words too common in glosses to narrow a search of several words.
+fn is_function_word(word: &str) -> bool {
+    matches!(
+        word,
+        "to" | "a"
+            | "an"
+            | "the"
+            | "of"
+            | "in"
+            | "on"
+            | "at"
+            | "for"
+            | "by"
+            | "with"
+            | "and"
+            | "or"
+            | "is"
+            | "be"
+    )
 }
 
 /// Whether a key is long enough for its prefix matches to mean something.

@@ -6,6 +6,9 @@
 //! (`コーヒー` → `koohii`) rather than given macrons, because queries are typed on
 //! keyboards without them.
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use unicode_normalization::{IsNormalized, UnicodeNormalization};
 
 /// Distance between a katakana letter and its hiragana counterpart in Unicode.
@@ -193,11 +196,16 @@ const KANA_ROMAJI: &[(&str, &str)] = &[
 const KATAKANA_ONLY_ROMAJI: &[(char, &str)] =
     &[('ヷ', "va"), ('ヸ', "vi"), ('ヹ', "ve"), ('ヺ', "vo")];
 
+/// [`KANA_ROMAJI`] by spelling: a query's romaji and every reading of the index go
+/// through these lookups, so they are hashed once instead of scanned each time.
+static KANA_TO_ROMAJI: LazyLock<HashMap<&'static str, &'static str>> =
+    LazyLock::new(|| KANA_ROMAJI.iter().copied().collect());
+/// [`ROMAJI_KANA`] by spelling.
+static ROMAJI_TO_KANA: LazyLock<HashMap<&'static str, &'static str>> =
+    LazyLock::new(|| ROMAJI_KANA.iter().copied().collect());
+
 fn lookup_kana(spelling: &str) -> Option<&'static str> {
-    KANA_ROMAJI
-        .iter()
-        .find(|(kana, _)| *kana == spelling)
-        .map(|(_, romaji)| *romaji)
+    KANA_TO_ROMAJI.get(spelling).copied()
 }
 
 /// The romaji of the syllable starting at `chars[index]` and how many chars it spans.
@@ -327,10 +335,7 @@ fn romaji_prefix(rest: &str) -> Option<(&'static str, usize)> {
         .rev()
         .find_map(|len| {
             let head = rest.get(..len)?;
-            ROMAJI_KANA
-                .iter()
-                .find(|(romaji, _)| *romaji == head)
-                .map(|(_, kana)| (*kana, len))
+            ROMAJI_TO_KANA.get(head).map(|kana| (*kana, len))
         })
 }
 
@@ -399,12 +404,19 @@ pub fn romaji_to_hiragana(text: &str) -> String {
 
 /// True when the text is ASCII letters (with `'` and `-`) that read entirely as kana.
 pub fn is_romaji(text: &str) -> bool {
+    romaji_reading(text).is_some()
+}
+
+/// The hiragana reading of text that is romaji (ASCII letters, `'` and `-`, reading
+/// entirely as kana): [`is_romaji`] and [`romaji_to_hiragana`] in one pass.
+pub fn romaji_reading(text: &str) -> Option<String> {
     let text = normalize(text);
-    !text.is_empty()
+    let letters = !text.is_empty()
         && text
             .chars()
-            .all(|c| c.is_ascii_alphabetic() || c == '\'' || c == '-')
-        && romaji_to_hiragana(&text).chars().all(|c| !c.is_ascii())
+            .all(|c| c.is_ascii_alphabetic() || c == '\'' || c == '-');
+    let reading = letters.then(|| romaji_to_hiragana(&text))?;
+    reading.chars().all(|c| !c.is_ascii()).then_some(reading)
 }
 
 #[cfg(test)]
