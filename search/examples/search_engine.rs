@@ -102,7 +102,11 @@ fn suite(index: &EmbeddedIndex) {
         return;
     };
     let mut timed: Vec<(f64, String)> = Vec::new();
-    for line in text.lines().skip(1).filter(|l| !l.starts_with('#') && !l.is_empty()) {
+    for line in text
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
         let fields: Vec<&str> = line.split('\t').collect();
         let kind = (fields.get(2) != Some(&"-"))
             .then(|| fields.get(2))

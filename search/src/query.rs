@@ -61,8 +61,7 @@ pub fn name_key<S: AsRef<str>>(words: &[S]) -> Option<String> {
 impl QueryKeys {
     pub fn of(word: &str) -> QueryKeys {
         let text = normalize_term(word);
-        let reading =
-            |spelled: &str| kana::is_romaji(spelled).then(|| kana::romaji_to_hiragana(spelled));
+        let reading = kana::romaji_reading;
         let doubled = kana::long_vowels_doubled(&text, false);
         let kana = reading(&doubled);
         let kana_alt = (doubled != text)
