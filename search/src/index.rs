@@ -781,7 +781,11 @@ fn sorted_terms(entries: &[IndexEntry<'_>], first: usize) -> Vec<(String, u32, F
             entry.summary.domain != Domain::History
                 || without_notes(meaning).split_whitespace().count() <= HISTORY_MEANING_WORDS_MAX
         });
-        let terms = terms_of(entry.surface, main_meaning, grammar);
+        let mut terms = terms_of(entry.surface, main_meaning, grammar);
+        // One entry repeats many terms (a reading as a form, its romaji from two
+        // sources): only the best field of each is kept, here, before the run is sorted.
+        terms.sort_unstable_by(|a, b| (&a.0, a.1.detail()).cmp(&(&b.0, b.1.detail())));
+        terms.dedup_by(|later, first| later.0 == first.0);
         triples.extend(terms.into_iter().map(|(term, field)| (term, doc, field)));
     }
     // Unstable is enough: of one term's fields in one entry only the best tier is kept.

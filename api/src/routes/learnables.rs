@@ -27,10 +27,13 @@ pub fn routes() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get, path = "/api/v1/learnables", operation_id = "searchLearnables", tag = "learnables",
     summary = "Search learnables",
-    description = "Matches the query against written forms, readings (kana or romaji), English \
-        meaning words and other names. Ranked: exact written form, exact reading or romaji, \
-        exact meaning word, then prefix and typo-tolerant matches; ties go to common words, \
-        easier JLPT levels, then more frequent entries. Keyless callers search the sample.",
+    description = "Matches the query against written forms (in the query's own script first), \
+        readings in kana or any romaji spelling (macrons, doubled vowels, ou/oh, n', wo), \
+        English meanings, grammar patterns with or without 〜 and names in any order. Ranked in \
+        tiers: exact written form, exact reading, loose romaji, English meaning (first sense \
+        first), then prefixes of the last word and, only when nothing matched, typos; ties go \
+        to common words, then easier JLPT levels, then more frequent entries. Keyless callers \
+        search the sample.",
     params(SearchQueryString),
     responses((status = 200, description = "Ranked summaries", body = Success<SearchResults>)),
     security((), ("bearer" = []), ("api_key" = [])),
