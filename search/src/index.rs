@@ -17,8 +17,8 @@ use crate::Surface;
 use crate::kana;
 use crate::loose::loose_key;
 use crate::query::{
-    NAME_MARK, QueryKeys, SURFACE_MARK, dictionary_forms, name_key, normalize_term, surface_key,
-    without_slot_marks, words,
+    NAME_MARK, QueryKeys, SURFACE_MARK, dictionary_forms, is_slot_mark, name_key, normalize_term,
+    surface_key, without_slot_marks, words,
 };
 use crate::typo::{TypoTable, typo_distance};
 
@@ -970,9 +970,8 @@ impl Terms {
     /// with its pattern variants; in Latin letters, a romanised name (read as a reading)
     /// or an English one.
     fn written(&mut self, form: &str, grammar: bool) {
-        let form_words = words(form);
-        if form_words.iter().all(|word| kana::is_latin_word(word)) {
-            self.latin_name(form, &form_words);
+        if kana::is_latin_word(form) {
+            self.latin_name(form, &words(form));
             return;
         }
         for note in notes_of(form) {
@@ -1139,7 +1138,12 @@ fn plain_form(pattern: &str) -> Option<String> {
 /// (`〜ために (purpose)` → `ために`), and with and without an optional part in
 /// parentheses (`あくまで(も)` → `あくまで`, `あくまでも`).
 fn pattern_variants(form: &str) -> Vec<String> {
-    let mut out = vec![kana::normalize(form.trim()), without_slot_marks(form)];
+    let plain = kana::normalize(form.trim());
+    // Most forms (every word's) have no pattern marks: one variant, itself.
+    if !plain.contains(|c: char| is_slot_mark(c) || matches!(c, '/' | '(' | '+')) {
+        return vec![plain];
+    }
+    let mut out = vec![plain, without_slot_marks(form)];
     for part in form.split(['/', '／']) {
         // `N + ばかり`: the slot named before the pattern is not typed.
         let part = part.rsplit('+').next().unwrap_or(part);
