@@ -830,8 +830,18 @@ fn dictionary_of(triples: Vec<(String, u32, Field)>) -> Result<Dictionary, Index
             .then_some(term.as_str())
     }))?;
     let numbered = || distinct.iter().map(String::as_str).zip(0u32..);
-    // Marked keys are never typed, so no typo needs to reach them.
-    let typed = || numbered().filter(|(term, _)| !term.starts_with([SURFACE_MARK, NAME_MARK]));
+    // Marked keys are never typed, and a loose key is already a forgiving spelling: no
+    // typo needs to reach them (the table is the index's largest part).
+    let only_loose = |number: u32| {
+        let list =
+            &postings[starts[number as usize] as usize..starts[number as usize + 1] as usize];
+        list.iter().all(|posting| posting.field == Field::Loose)
+    };
+    let typed = || {
+        numbered().filter(|&(term, number)| {
+            !term.starts_with([SURFACE_MARK, NAME_MARK]) && !only_loose(number)
+        })
+    };
     let (terms, typos) = std::thread::scope(|scope| {
         let typos = scope.spawn(|| TypoTable::build(typed()));
         // Term numbers are positions in `distinct`, which is sorted and free of repeats.
