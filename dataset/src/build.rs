@@ -24,6 +24,10 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 /// artifact; its line count is the manifest's `vocabulary_rows_unmatched`.
 pub const UNMATCHED_FILE: &str = "vocabulary-unmatched.tsv";
 pub const UNMATCHED_COUNT: &str = "vocabulary_rows_unmatched";
+/// The decision on each of the most frequent wordfreq tokens (listed, added, missing with
+/// the editors' reason, or skipped with the rule's), written next to the artifact; its
+/// figures are the manifest's `vocabulary_frequent_content_words*` counts.
+pub const FREQUENT_FILE: &str = "vocabulary-frequent.tsv";
 /// The committed artifact must stay under this size.
 pub const ARTIFACT_BYTES_MAX: u64 = 20 * 1024 * 1024;
 
@@ -63,19 +67,26 @@ impl Builder {
         }
     }
 
-    /// The builder's part, and the rows it could not place when it reports them.
-    fn run(self, ctx: &BuildContext, built: &[Part]) -> anyhow::Result<(Part, Vec<String>)> {
+    /// The builder's part, and the vocabulary's report when it is the vocabulary builder.
+    fn run(
+        self,
+        ctx: &BuildContext,
+        built: &[Part],
+    ) -> anyhow::Result<(Part, Option<crate::vocabulary::Report>)> {
         let part = match self {
             Builder::Kanji => crate::kanji::build(ctx),
             Builder::Characters => crate::characters::build(ctx),
             Builder::Radicals => crate::radicals::build(ctx, &BuildInputs::new(built)),
-            Builder::Vocabulary => return crate::vocabulary::build_reported(ctx),
+            Builder::Vocabulary => {
+                let (part, report) = crate::vocabulary::build_reported(ctx)?;
+                return Ok((part, Some(report)));
+            }
             Builder::Grammar => crate::grammar::build(ctx),
             Builder::History => crate::history::build(ctx),
             // The teaching layer runs after assembly, over every entry.
             Builder::Lessons => Ok(Part::default()),
         };
-        Ok((part?, Vec::new()))
+        Ok((part?, None))
     }
 }
 
@@ -249,35 +260,35 @@ fn progress_bar(options: &BuildOptions, template: &str) -> ProgressBar {
     bar
 }
 
-/// The builders' parts and the unmatched list rows (empty unless vocabulary ran).
+/// The builders' parts and the vocabulary's report (when vocabulary ran).
 fn run_builders(
     options: &BuildOptions,
     ctx: &BuildContext,
-) -> anyhow::Result<(Vec<Part>, Option<Vec<String>>)> {
+) -> anyhow::Result<(Vec<Part>, Option<crate::vocabulary::Report>)> {
     let bar = progress_bar(options, "{spinner} [{elapsed}] {pos}/{len} builders: {msg}");
     bar.set_length(options.builders.len() as u64);
     bar.enable_steady_tick(Duration::from_millis(120));
     let mut parts = Vec::new();
-    let mut unmatched = None;
+    let mut vocabulary = None;
     for builder in &options.builders {
         bar.set_message(builder.name());
         let (part, reported) = builder
             .run(ctx, &parts)
             .map_err(|error| error.context(format!("the {} builder failed", builder.name())))?;
-        if *builder == Builder::Vocabulary {
-            unmatched = Some(reported);
+        if reported.is_some() {
+            vocabulary = reported;
         }
         parts.push(part);
         bar.inc(1);
     }
     bar.finish_with_message("done");
-    Ok((parts, unmatched))
+    Ok((parts, vocabulary))
 }
 
 /// Runs the builders and writes `<out>/manabi-dataset.jsonl.zst` and `<out>/manifest.json`.
 pub fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     let ctx = BuildContext::new(&options.sources_dir);
-    let (parts, unmatched) = run_builders(options, &ctx)?;
+    let (parts, vocabulary) = run_builders(options, &ctx)?;
     let mut assembled = assemble(parts)?;
     if options.builders.contains(&Builder::Lessons) {
         let learnables = assembled.learnables.iter().map(|built| &built.learnable);
@@ -285,14 +296,8 @@ pub fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
     }
     let mut manifest = manifest(ctx.sources(), &assembled);
     std::fs::create_dir_all(&options.out_dir)?;
-    if let Some(unmatched) = unmatched {
-        manifest
-            .counts
-            .insert(UNMATCHED_COUNT.to_string(), unmatched.len());
-        let mut report = vec![crate::vocabulary::UNMATCHED_HEADER.to_string()];
-        report.extend(unmatched);
-        report.push(String::new());
-        std::fs::write(options.out_dir.join(UNMATCHED_FILE), report.join("\n"))?;
+    if let Some(vocabulary) = vocabulary {
+        write_vocabulary_report(&options.out_dir, vocabulary, &mut manifest)?;
     }
     let artifact = options.out_dir.join(ARTIFACT_FILE);
     let bar = progress_bar(options, "[{elapsed}] {bar:40} {pos}/{len} records");
@@ -309,6 +314,39 @@ pub fn build(options: &BuildOptions) -> anyhow::Result<BuildReport> {
         manifest,
         relations_dropped: assembled.relations_dropped,
     })
+}
+
+/// Writes the unmatched rows and the frequent-token decisions next to the artifact and
+/// records their figures in the manifest.
+fn write_vocabulary_report(
+    out_dir: &Path,
+    report: crate::vocabulary::Report,
+    manifest: &mut Manifest,
+) -> anyhow::Result<()> {
+    let counts = &mut manifest.counts;
+    counts.insert(UNMATCHED_COUNT.to_string(), report.unmatched.len());
+    for (key, count) in &report.frequent_counts {
+        counts.insert((*key).to_string(), *count);
+    }
+    let tables = [
+        (
+            UNMATCHED_FILE,
+            crate::vocabulary::UNMATCHED_HEADER,
+            report.unmatched,
+        ),
+        (
+            FREQUENT_FILE,
+            crate::vocabulary::frequency::REPORT_HEADER,
+            report.frequent,
+        ),
+    ];
+    for (file, header, rows) in tables {
+        let mut lines = vec![header.to_string()];
+        lines.extend(rows);
+        lines.push(String::new());
+        std::fs::write(out_dir.join(file), lines.join("\n"))?;
+    }
+    Ok(())
 }
 
 /// The default output directory: `data/` at the workspace root.

@@ -1,6 +1,8 @@
-//! The level rules an artifact must keep, measured once for `verify` (the problems) and
-//! `stats` (the figures): the editors' beginner core is present at its level, no
-//! name-only kanji has a JLPT level, and every jōyō kanji has a level or a recorded reason.
+//! The level and coverage rules an artifact must keep, measured once for `verify` (the
+//! problems) and `stats` (the figures): the editors' beginner core is present at its level
+//! (its ungraded words present without one), no name-only kanji has a JLPT level, every
+//! jōyō kanji has a level or a recorded reason, every ungraded vocabulary entry has a
+//! reason tag, and the frequent content words of wordfreq's list are covered.
 
 use std::collections::BTreeMap;
 
@@ -10,6 +12,7 @@ use serde_json::Value;
 use crate::build::UNMATCHED_COUNT;
 use crate::kanji::levels::REASON_TAGS;
 use crate::vocabulary::core::{self, CoreWord};
+use crate::vocabulary::frequency::{self, COVERAGE_PERCENT_MIN, FREQUENT_TAG};
 use manabi_artifact::Artifact;
 
 /// Figures for `stats --json` (`quality.*`) and the problems `verify` lists.
@@ -23,8 +26,10 @@ pub struct LevelQuality {
 pub fn levels(artifact: &Artifact) -> LevelQuality {
     let mut quality = LevelQuality::default();
     beginner_core(artifact, &mut quality);
+    beginner_core_ungraded(artifact, &mut quality);
     kanji_levels(artifact, &mut quality);
     vocabulary_levels(artifact, &mut quality);
+    vocabulary_frequency(artifact, &mut quality);
     let boundaries = crate::boundary::measure(artifact);
     quality.figures.extend(boundaries.figures);
     quality.problems.extend(boundaries.problems);
@@ -42,15 +47,135 @@ fn has_form(summary: &LearnableSummary, text: &str) -> bool {
     summary.writing_forms.iter().any(|form| form.text == text)
 }
 
-/// The vocabulary entry a core row names: written that way and read that way.
-fn core_entry<'a>(artifact: &'a Artifact, row: &CoreWord) -> Vec<&'a LearnableSummary> {
+/// The vocabulary entries written `written` and read `kana`.
+fn vocabulary_entries<'a>(
+    artifact: &'a Artifact,
+    written: &str,
+    kana: &str,
+) -> Vec<&'a LearnableSummary> {
     artifact
         .learnables
         .iter()
         .map(|l| &l.summary)
         .filter(|s| s.kind == LearnableType::Vocabulary)
-        .filter(|s| has_form(s, &row.written) && has_form(s, row.kana()))
+        .filter(|s| has_form(s, written) && has_form(s, kana))
         .collect()
+}
+
+/// The vocabulary entry a core row names: written that way and read that way.
+fn core_entry<'a>(artifact: &'a Artifact, row: &CoreWord) -> Vec<&'a LearnableSummary> {
+    vocabulary_entries(artifact, &row.written, row.kana())
+}
+
+fn has_vocabulary(artifact: &Artifact) -> bool {
+    artifact
+        .learnables
+        .iter()
+        .any(|l| l.summary.kind == LearnableType::Vocabulary)
+}
+
+/// Every row of `core_ungraded.tsv` is a vocabulary entry (at any level: a list may
+/// grade it one day).
+fn beginner_core_ungraded(artifact: &Artifact, quality: &mut LevelQuality) {
+    let rows = match core::ungraded_rows() {
+        Ok(rows) => rows,
+        Err(error) => {
+            quality.problems.push(error.to_string());
+            return;
+        }
+    };
+    let figures = &mut quality.figures;
+    figures.insert("beginner_core_ungraded_rows".to_string(), rows.len());
+    if !has_vocabulary(artifact) {
+        figures.insert("beginner_core_ungraded_present".to_string(), 0);
+        return;
+    }
+    let mut present = 0;
+    for row in &rows {
+        if vocabulary_entries(artifact, &row.written, row.kana()).is_empty() {
+            quality.problems.push(format!(
+                "beginner core {} {}: no vocabulary entry",
+                row.written,
+                row.kana()
+            ));
+        } else {
+            present += 1;
+        }
+    }
+    quality
+        .figures
+        .insert("beginner_core_ungraded_present".to_string(), present);
+}
+
+/// Entries with a frequency rank, ungraded entries and their reason tags, and the
+/// coverage of the frequent content words the build recorded in the manifest.
+fn vocabulary_frequency(artifact: &Artifact, quality: &mut LevelQuality) {
+    let mut ranked = 0;
+    let mut ungraded = 0;
+    for loaded in &artifact.learnables {
+        let summary = &loaded.summary;
+        if summary.kind != LearnableType::Vocabulary {
+            continue;
+        }
+        let rank = serde_json::from_str::<Value>(&loaded.json)
+            .ok()
+            .and_then(|doc| {
+                doc.pointer("/vocabulary/frequency_rank")
+                    .and_then(Value::as_u64)
+            });
+        ranked += usize::from(rank.is_some());
+        if summary.jlpt_level.is_none() {
+            ungraded += 1;
+            let tagged = |tag: &str| summary.tags.iter().any(|t| t == tag);
+            if !tagged(FREQUENT_TAG) && !tagged("beginner-core") {
+                quality.problems.push(format!(
+                    "vocabulary {}: no JLPT level and no reason tag",
+                    summary.id
+                ));
+            }
+        }
+    }
+    quality
+        .figures
+        .insert("vocabulary_with_frequency_rank".to_string(), ranked);
+    quality
+        .figures
+        .insert("vocabulary_ungraded".to_string(), ungraded);
+    frequent_coverage(artifact, quality);
+}
+
+/// At least [`COVERAGE_PERCENT_MIN`] percent of the frequent content words have an entry.
+fn frequent_coverage(artifact: &Artifact, quality: &mut LevelQuality) {
+    let counts = artifact.manifest.as_ref().map(|m| &m.counts);
+    let count = |key: &str| counts.and_then(|c| c.get(key)).copied();
+    let keys = [
+        frequency::CONTENT_WORDS_COUNT,
+        frequency::PRESENT_COUNT,
+        frequency::LISTED_COUNT,
+    ];
+    for key in keys {
+        if let Some(value) = count(key) {
+            quality.figures.insert(key.to_string(), value);
+        }
+    }
+    if !has_vocabulary(artifact) {
+        return;
+    }
+    let (Some(words), Some(present)) = (
+        count(frequency::CONTENT_WORDS_COUNT),
+        count(frequency::PRESENT_COUNT),
+    ) else {
+        quality.problems.push(
+            "the manifest records no coverage of frequent content words: rebuild".to_string(),
+        );
+        return;
+    };
+    if present * 100 < words * COVERAGE_PERCENT_MIN {
+        quality.problems.push(format!(
+            "frequent content words: {present} of {words} have an entry, below \
+             {COVERAGE_PERCENT_MIN} % (see data/vocabulary-frequent.tsv)"
+        ));
+    }
 }
 
 fn beginner_core(artifact: &Artifact, quality: &mut LevelQuality) {
@@ -65,11 +190,7 @@ fn beginner_core(artifact: &Artifact, quality: &mut LevelQuality) {
         .figures
         .insert("beginner_core_rows".to_string(), rows.len());
     // A build without the vocabulary builder (`build --only kanji`) has nothing to check.
-    let has_vocabulary = artifact
-        .learnables
-        .iter()
-        .any(|l| l.summary.kind == LearnableType::Vocabulary);
-    if !has_vocabulary {
+    if !has_vocabulary(artifact) {
         quality
             .figures
             .insert("beginner_core_present".to_string(), 0);

@@ -18,8 +18,11 @@ pub struct Stats {
     pub counts: BTreeMap<String, usize>,
     /// Entries per type and JLPT level (`n5`..`n1`, `none`).
     pub jlpt_levels: BTreeMap<String, BTreeMap<String, usize>>,
-    /// `<type>.<field>`: fraction of entries of that type with the field filled (0..1);
-    /// `kanji.dic_refs_avg`: distinct reference types per JLPT kanji on average.
+    /// `<type>.<field>`: fraction of entries of that type with the field filled (0..1), so
+    /// `vocabulary.frequency_rank` is the share of words with a frequency rank;
+    /// `kanji.dic_refs_avg`: distinct reference types per JLPT kanji on average;
+    /// `vocabulary.frequent_content_words_present` (and `_listed`): the share of the
+    /// frequent content words of wordfreq's list with an entry (that a graded list has).
     pub coverage: BTreeMap<String, f64>,
     /// Distinct relation kinds leaving language entries.
     pub relationship_types: Vec<String>,
@@ -27,7 +30,9 @@ pub struct Stats {
     pub history_relationship_types: Vec<String>,
     /// The level figures `verify` also checks (`quality::levels`): `beginner_core_rows` and
     /// `_present`, jōyō kanji graded or with a reason, non-jōyō kanji graded (must be 0),
-    /// vocabulary entries whose level lists disagree, and `vocabulary_rows_unmatched`.
+    /// vocabulary entries whose level lists disagree, `vocabulary_rows_unmatched`, the
+    /// ungraded core rows present, entries with a frequency rank and without a level, and
+    /// the frequent content words counted, present and listed.
     pub quality: BTreeMap<String, usize>,
 }
 
@@ -189,6 +194,9 @@ pub fn stats(artifact: &Artifact) -> serde_json::Result<Stats> {
     counts.insert("journeys".to_string(), artifact.journeys.len());
     counts.insert("worlds".to_string(), artifact.worlds.len());
     let (relationship_types, history_relationship_types) = relationship_types(artifact);
+    let quality = crate::quality::levels(artifact).figures;
+    let mut coverage = tally.coverage();
+    coverage.extend(frequent_shares(&quality));
     Ok(Stats {
         dataset_version: artifact
             .manifest
@@ -196,11 +204,30 @@ pub fn stats(artifact: &Artifact) -> serde_json::Result<Stats> {
             .map(|m| m.dataset_version.clone()),
         counts,
         jlpt_levels,
-        coverage: tally.coverage(),
+        coverage,
         relationship_types,
         history_relationship_types,
-        quality: crate::quality::levels(artifact).figures,
+        quality,
     })
+}
+
+/// The shares of the frequent content words present and listed, when recorded.
+fn frequent_shares(quality: &BTreeMap<String, usize>) -> Vec<(String, f64)> {
+    use crate::vocabulary::frequency::{CONTENT_WORDS_COUNT, LISTED_COUNT, PRESENT_COUNT};
+    let Some(&words) = quality.get(CONTENT_WORDS_COUNT) else {
+        return Vec::new();
+    };
+    [PRESENT_COUNT, LISTED_COUNT]
+        .into_iter()
+        .filter_map(|key| {
+            let count = *quality.get(key)?;
+            let share = round(count as f64 / words.max(1) as f64);
+            Some((
+                format!("vocabulary.{}", key.trim_start_matches("vocabulary_")),
+                share,
+            ))
+        })
+        .collect()
 }
 
 /// The human-readable form of the report.

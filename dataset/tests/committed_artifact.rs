@@ -55,4 +55,16 @@ fn the_committed_artifact_verifies_and_meets_the_goals() {
         "the beginner core is present at its level"
     );
     assert!(report.counts["vocabulary"] >= 7_700);
+    assert!(
+        report.coverage["vocabulary.frequency_rank"] >= 0.9,
+        "most words have a corpus frequency rank"
+    );
+    assert!(
+        report.coverage["vocabulary.frequent_content_words_present"] >= 0.97,
+        "the frequent content words of wordfreq's list are entries"
+    );
+    assert_eq!(
+        quality["beginner_core_ungraded_present"], quality["beginner_core_ungraded_rows"],
+        "the beginner words no list grades are present"
+    );
 }

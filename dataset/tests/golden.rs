@@ -94,6 +94,56 @@ fn first_year_words_are_present_at_their_level() {
     }
 }
 
+/// First-year words no JLPT list grades: present without a level, with their corpus rank.
+const UNGRADED_WORDS: [(&str, &str); 7] = [
+    ("寿司", "すし"),
+    ("本屋", "ほんや"),
+    ("頑張る", "がんばる"),
+    ("ラーメン", "ラーメン"),
+    ("コンビニ", "コンビニ"),
+    ("ただいま", "ただいま"),
+    ("おやすみなさい", "おやすみなさい"),
+];
+
+#[test]
+fn first_year_words_no_list_grades_are_present_without_a_level() {
+    for (written, kana) in UNGRADED_WORDS {
+        let found = words(written, kana);
+        assert_eq!(found.len(), 1, "{written} {kana}: one entry");
+        let word = &found[0];
+        assert_eq!(word.jlpt_level, None, "{written} {kana}");
+        assert!(word.tags.iter().any(|t| t == "beginner-core"), "{written}");
+        let LearnableBody::Vocabulary(detail) = &word.body else {
+            panic!("{written}: vocabulary body")
+        };
+        assert!(detail.frequency_rank.is_some(), "{written}: ranked");
+        assert!(word.sources.iter().any(|c| c.source == "wordfreq"));
+    }
+}
+
+/// Frequent words of today's Japanese outside every JLPT list, ranked and tagged.
+#[test]
+fn frequent_words_outside_the_lists_are_entries_with_their_rank() {
+    for (written, kana) in [("動画", "どうが"), ("画像", "がぞう"), ("検索", "けんさく")]
+    {
+        let found = words(written, kana);
+        assert_eq!(found.len(), 1, "{written} {kana}: one entry");
+        let word = &found[0];
+        assert_eq!(word.jlpt_level, None, "{written}");
+        assert!(word.tags.iter().any(|t| t == "frequent-word"), "{written}");
+        let LearnableBody::Vocabulary(detail) = &word.body else {
+            panic!("{written}: vocabulary body")
+        };
+        let rank = detail.frequency_rank.expect("ranked");
+        assert!(rank <= 5_000, "{written}: rank {rank}");
+    }
+    let me = &words("私", "わたし")[0];
+    let LearnableBody::Vocabulary(detail) = &me.body else {
+        panic!("vocabulary body")
+    };
+    assert!(detail.frequency_rank.is_some_and(|rank| rank < 100));
+}
+
 #[test]
 fn taberu_reads_and_means_what_a_learner_expects() {
     let eat = document("vocab-1358280");

@@ -1,8 +1,9 @@
 //! Vocabulary bodies: readings, senses, glosses in other languages, pitch accent,
 //! etymology, keigo register and example sentences.
 //!
-//! A vocabulary entry is one JMdict entry that a JLPT list grades; see `docs/vocabulary.md`
-//! for which upstream source supplies which field.
+//! A vocabulary entry is one JMdict entry that a JLPT list grades, or a beginner or
+//! frequent word no list grades (`jlpt_level` null); see `docs/vocabulary.md` for which
+//! upstream source supplies which field.
 
 use std::collections::BTreeMap;
 
@@ -147,6 +148,11 @@ pub struct VocabularyDetail {
     pub keigo: Option<Keigo>,
     /// JMdict priority tags of the main forms (news1, ichi1, spec1, nf01, ...).
     pub priority: Vec<String>,
+    /// Corpus frequency rank (1 = most frequent) of the word's most frequent form among
+    /// the tokens of wordfreq's Japanese word list (wordfreq 3.1.1): its written forms
+    /// with kanji, and its kana forms when it is written in kana; null when no form is in
+    /// the list.
+    pub frequency_rank: Option<u32>,
     /// At most three, easiest first.
     pub examples: Vec<ExampleSentence>,
     /// Ids of the kanji learnables the written forms use (`kanji-<hex code point>`).

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use manabi_schemas::vocabulary::VocabularyDetail;
 use manabi_schemas::{Learnable, LearnableBody};
 use serde::{Deserialize, Serialize};
 
@@ -124,7 +125,7 @@ fn body_terms(
             for gloss in word.senses.iter().flat_map(|sense| &sense.glosses) {
                 meaning_words(gloss, meanings);
             }
-            vocabulary_frequency(&word.priority)
+            vocabulary_rank(word)
         }
         LearnableBody::Character(character) => {
             readings.push(kana::to_hiragana(&character.character));
@@ -159,7 +160,16 @@ const NF_BAND_WORDS: u32 = 500;
 /// Rank given to a common word outside the `nf` bands: after the 24,000 banded words.
 const COMMON_WITHOUT_BAND_RANK: u32 = 24_001;
 
-fn vocabulary_frequency(priority: &[String]) -> Option<u32> {
+/// The word's corpus rank (wordfreq), else its newspaper band.
+fn vocabulary_rank(word: &VocabularyDetail) -> Option<u32> {
+    word.frequency_rank
+        .or_else(|| newspaper_band_rank(&word.priority))
+}
+
+/// A word's rank from JMdict's priority tags, for the few words whose forms are not in
+/// wordfreq's list (`frequency_rank` null): the first word of its `nf` band. Both count
+/// words from the most frequent, so the two scales sort together.
+fn newspaper_band_rank(priority: &[String]) -> Option<u32> {
     let band = priority
         .iter()
         .filter_map(|tag| tag.strip_prefix("nf").and_then(|n| n.parse::<u32>().ok()))
@@ -168,5 +178,36 @@ fn vocabulary_frequency(priority: &[String]) -> Option<u32> {
         Some(band) => Some(band.saturating_sub(1) * NF_BAND_WORDS + 1),
         None if !priority.is_empty() => Some(COMMON_WITHOUT_BAND_RANK),
         None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn word(frequency_rank: Option<u32>, priority: &[&str]) -> VocabularyDetail {
+        VocabularyDetail {
+            jmdict_id: None,
+            readings: Vec::new(),
+            senses: Vec::new(),
+            glosses_by_locale: BTreeMap::new(),
+            pitch_accent: Vec::new(),
+            etymology: None,
+            keigo: None,
+            priority: priority.iter().map(|p| (*p).to_owned()).collect(),
+            frequency_rank,
+            examples: Vec::new(),
+            kanji: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_corpus_rank_comes_first_and_the_newspaper_band_stands_in() {
+        assert_eq!(vocabulary_rank(&word(Some(3421), &["nf10"])), Some(3421));
+        assert_eq!(vocabulary_rank(&word(None, &["nf02", "ichi1"])), Some(501));
+        assert_eq!(vocabulary_rank(&word(None, &["ichi1"])), Some(24_001));
+        assert_eq!(vocabulary_rank(&word(None, &[])), None);
     }
 }

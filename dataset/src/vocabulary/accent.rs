@@ -140,6 +140,24 @@ impl AccentDictionaries {
             .collect())
     }
 
+    /// Every NAIST-JDIC token spelt exactly `surface`: its word cost and feature fields.
+    pub fn naist_jdic_analyses(
+        &self,
+        surface: &str,
+    ) -> Result<Vec<(i16, Vec<String>)>, MecabError> {
+        let hits = self.naist_jdic.lookup(surface)?;
+        Ok(hits
+            .into_iter()
+            .map(|hit| {
+                let cost = self
+                    .naist_jdic
+                    .token(hit.token)
+                    .map_or(i16::MAX, |t| t.cost);
+                (cost, split_hit(hit).1)
+            })
+            .collect())
+    }
+
     pub fn naist_jdic(&self, query: &Query) -> Result<Option<Analysis>, MecabError> {
         let reading = hiragana_to_katakana(query.reading);
         for (surface, _) in surfaces(query) {

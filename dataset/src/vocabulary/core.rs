@@ -6,11 +6,16 @@
 //! `Graded::level`). It exists because both pinned lists leave out basic words (父 ちち,
 //! 母 はは, 日本語, 東京) and grade some of them wrongly (分 ふん N1, 日本 and 円 N3).
 //! `verify` checks that every row is in the artifact at its level.
+//!
+//! `core_ungraded.tsv` lists the core's words that no list grades (寿司, コンビニ, ただいま):
+//! they are included without a level, and `verify` checks that each is in the artifact.
 
 use super::openjlpt::{Word, WordList};
 
 /// The table, compiled in so `verify` checks the artifact against the same rows.
 pub const TABLE: &str = include_str!("core.tsv");
+/// The core's words no list grades (`core_ungraded.tsv`): included without a level.
+pub const UNGRADED_TABLE: &str = include_str!("core_ungraded.tsv");
 
 /// One row: `written<TAB>reading<TAB>level<TAB>meaning<TAB>reason`; `reading` is empty for
 /// a word written in kana.
@@ -95,6 +100,63 @@ impl CoreWord {
     }
 }
 
+/// One row of `core_ungraded.tsv`: `written<TAB>reading<TAB>meaning<TAB>reason`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UngradedWord {
+    /// Line number in `core_ungraded.tsv` (1-based), cited as the record id.
+    pub line: u32,
+    pub written: String,
+    pub reading: String,
+    pub meaning: String,
+    pub reason: String,
+}
+
+impl UngradedWord {
+    /// The kana a learner reads: the reading, or the written form of a kana word.
+    pub fn kana(&self) -> &str {
+        if self.reading.is_empty() {
+            &self.written
+        } else {
+            &self.reading
+        }
+    }
+}
+
+/// Every row of the ungraded table; `#` lines and blank lines are comments.
+pub fn ungraded_rows() -> Result<Vec<UngradedWord>, CoreError> {
+    parse_ungraded(UNGRADED_TABLE)
+}
+
+pub fn parse_ungraded(table: &str) -> Result<Vec<UngradedWord>, CoreError> {
+    let mut rows = Vec::new();
+    for (line, text) in (1..).zip(table.lines()) {
+        if text.trim().is_empty() || text.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = text.split('\t').collect();
+        let [written, reading, meaning, reason] = fields[..] else {
+            return Err(CoreError {
+                line,
+                problem: "expected 4 tab-separated fields".to_owned(),
+            });
+        };
+        if written.is_empty() || reason.is_empty() {
+            return Err(CoreError {
+                line,
+                problem: "written form and reason are required".to_owned(),
+            });
+        }
+        rows.push(UngradedWord {
+            line,
+            written: written.to_owned(),
+            reading: reading.to_owned(),
+            meaning: meaning.to_owned(),
+            reason: reason.to_owned(),
+        });
+    }
+    Ok(rows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +174,21 @@ mod tests {
                 row.kana()
             );
         }
+    }
+
+    #[test]
+    fn the_ungraded_table_parses_and_repeats_no_graded_row() {
+        let graded = rows().expect("core.tsv parses");
+        let ungraded = ungraded_rows().expect("core_ungraded.tsv parses");
+        assert!(ungraded.len() >= 7, "{} rows", ungraded.len());
+        for row in &ungraded {
+            assert!(
+                !graded.iter().any(|g| g.written == row.written),
+                "{} is in both tables",
+                row.written
+            );
+        }
+        assert!(parse_ungraded("本屋\tほんや\tbookshop\n").is_err());
     }
 
     #[test]

