@@ -61,36 +61,34 @@ if [ ! -f "$artifact" ]; then
 fi
 
 # --- the server, keyless limit off -------------------------------------------------
+start_serve() { # name artifact: starts a server, waits for /readyz; sets pid and base
+    MANABI_BIND=127.0.0.1:0 MANABI_DATA_DIR="$work/var-$1" MANABI_ARTIFACT="$2" \
+        MANABI_KEYLESS_RATE_PER_SEC=0 MANABI_LOG=warn \
+        "$binary" serve >"$work/$1.stdout" 2>"$work/$1.stderr" &
+    pid=$!
+    base=
+    while :; do
+        base=$(sed -n 's/^manabi listening on //p' "$work/$1.stdout")
+        if [ -n "$base" ] && curl -fsS "$base/readyz" >"$work/$1.readyz" 2>/dev/null; then break; fi
+        if ! kill -0 "$pid" 2>/dev/null; then cat "$work/$1.stderr" >&2; exit 1; fi
+        sleep 0.01
+    done
+}
 started_ns=$(date +%s%N)
-MANABI_BIND=127.0.0.1:0 MANABI_DATA_DIR="$work/var" MANABI_ARTIFACT="$artifact" \
-    MANABI_KEYLESS_RATE_PER_SEC=0 MANABI_LOG=warn \
-    "$binary" serve >"$work/stdout" 2>"$work/stderr" &
-server_pid=$!
-base=
-while :; do
-    base=$(sed -n 's/^manabi listening on //p' "$work/stdout")
-    if [ -n "$base" ] && curl -fsS "$base/readyz" >"$work/readyz" 2>/dev/null; then break; fi
-    if ! kill -0 "$server_pid" 2>/dev/null; then cat "$work/stderr" >&2; exit 1; fi
-    sleep 0.01
-done
+start_serve read "$artifact"
+server_pid=$pid
 ready_ms=$(( ($(date +%s%N) - started_ns) / 1000000 ))
-internal_ready_ms=$(sed -n 's/.*"ready_after_ms":\([0-9]*\).*/\1/p' "$work/readyz")
-learnables=$(sed -n 's/.*"learnables":\([0-9]*\).*/\1/p' "$work/readyz")
+internal_ready_ms=$(sed -n 's/.*"ready_after_ms":\([0-9]*\).*/\1/p' "$work/read.readyz")
+learnables=$(sed -n 's/.*"learnables":\([0-9]*\).*/\1/p' "$work/read.readyz")
 
 # --- the full-index server: the same artifact with every entry in the sample ----------
 zstd -dcq "$artifact" | sed 's/^{"t":"learnable","sample":false,/{"t":"learnable","sample":true,/' \
     | zstd -q -o "$work/all-sample.jsonl.zst"
-MANABI_BIND=127.0.0.1:0 MANABI_DATA_DIR="$work/var-full" MANABI_ARTIFACT="$work/all-sample.jsonl.zst" \
-    MANABI_KEYLESS_RATE_PER_SEC=0 MANABI_LOG=warn \
-    "$binary" serve >"$work/full.stdout" 2>"$work/full.stderr" &
-full_pid=$!
-full_base=
-while :; do
-    full_base=$(sed -n 's/^manabi listening on //p' "$work/full.stdout")
-    if [ -n "$full_base" ] && curl -fsS "$full_base/readyz" >"$work/full.readyz" 2>/dev/null; then break; fi
-    if ! kill -0 "$full_pid" 2>/dev/null; then cat "$work/full.stderr" >&2; exit 1; fi
-    sleep 0.01
-done
+read_base=$base
+start_serve full "$work/all-sample.jsonl.zst"
+full_pid=$pid
+full_base=$base
+base=$read_base
 full_learnables=$(sed -n 's/.*"learnables":\([0-9]*\).*/\1/p' "$work/full.readyz")
 
 # The suite's queries as request paths, taken in turn by each wrk connection.

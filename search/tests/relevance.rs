@@ -5,12 +5,13 @@
 //! are in `tests/relevance/queries.tsv`; `docs/search.md` reports the pass rate and the
 //! mean reciprocal rank. Run with `--nocapture` to see every miss.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+mod common;
 
-use manabi_artifact::{Artifact, LoadedLearnable};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
 use manabi_schemas::LearnableType;
-use manabi_search::{IndexEntry, SearchIndex, SearchRequest};
+use manabi_search::SearchRequest;
 
 /// The suite passes when this share of its rows pass…
 const PASS_RATE_MIN: f64 = 0.97;
@@ -20,10 +21,6 @@ const MRR_MIN: f64 = 0.95;
 const PAGE: usize = 20;
 /// A noise row checks the default page.
 const DEFAULT_PAGE: usize = 10;
-
-fn repository() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// One line of the suite.
 struct Case {
@@ -44,7 +41,7 @@ fn kind_of(name: &str) -> LearnableType {
 /// worked on).
 fn suite_path() -> PathBuf {
     std::env::var_os("MANABI_RELEVANCE_QUERIES").map_or_else(
-        || repository().join("tests/relevance/queries.tsv"),
+        || common::repository().join("tests/relevance/queries.tsv"),
         PathBuf::from,
     )
 }
@@ -79,18 +76,10 @@ struct Tally {
 
 #[test]
 fn learners_find_what_they_type() {
-    let path = repository().join("data/manabi-dataset.jsonl.zst");
-    if !path.is_file() {
-        eprintln!("no committed artifact at data/manabi-dataset.jsonl.zst; skipped");
+    let Some(artifact) = common::committed_artifact() else {
         return;
-    }
-    let artifact = Artifact::load(&path).expect("the committed artifact loads");
-    let entries: Vec<IndexEntry<'_>> = artifact
-        .learnables
-        .iter()
-        .map(LoadedLearnable::index_entry)
-        .collect();
-    let index = SearchIndex::build(&entries).expect("the index builds");
+    };
+    let index = common::index_of(&artifact);
     let position: BTreeMap<&str, usize> = artifact
         .learnables
         .iter()

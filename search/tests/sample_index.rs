@@ -2,22 +2,13 @@
 //! what the full index answers when filtered to the sample, for queries taken from the
 //! data itself and misspelled versions of them. Skipped while no artifact is committed.
 
-use std::path::PathBuf;
+mod common;
 
-use manabi_artifact::{Artifact, LoadedLearnable};
 use manabi_schemas::LearnableType;
-use manabi_search::{IndexEntry, SearchIndex, SearchRequest};
+use manabi_search::SearchRequest;
 
 /// Every this many entries gives its written form, reading, romaji and meaning words.
 const QUERY_ENTRY_STEP: usize = 97;
-
-fn committed_artifact() -> Option<PathBuf> {
-    let path = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../data/manabi-dataset.jsonl.zst"
-    ));
-    path.is_file().then_some(path)
-}
 
 /// The text with one character dropped, one doubled, two neighbours swapped and one
 /// replaced: what a hurried typist makes of it.
@@ -43,17 +34,10 @@ fn misspellings(text: &str) -> Vec<String> {
 
 #[test]
 fn keyless_search_equals_the_full_index_filtered_to_the_sample() {
-    let Some(path) = committed_artifact() else {
-        eprintln!("no committed artifact at data/manabi-dataset.jsonl.zst; skipped");
+    let Some(artifact) = common::committed_artifact() else {
         return;
     };
-    let artifact = Artifact::load(&path).expect("the committed artifact loads");
-    let entries: Vec<IndexEntry<'_>> = artifact
-        .learnables
-        .iter()
-        .map(LoadedLearnable::index_entry)
-        .collect();
-    let index = SearchIndex::build(&entries).expect("the index builds");
+    let index = common::index_of(&artifact);
     let mut queries: Vec<String> = ["to eat", "coffee shop", "mountian", "internationl", "a"]
         .map(str::to_owned)
         .to_vec();
