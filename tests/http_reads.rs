@@ -99,7 +99,11 @@ async fn locales_other_than_english_are_refused_clearly() {
         .get_json("/api/v1/learnables/vocab-taberu?locale=fr")
         .await;
     assert_error(status, &body, 422, "LOCALE_UNAVAILABLE");
-    for bad in ["EN", "e", "eng", "e1"] {
+    let (status, body) = app
+        .get_json("/api/v1/learnables/vocab-taberu?locale=EN")
+        .await;
+    assert_eq!(status, 200, "any case: {body}");
+    for bad in ["e", "eng", "e1", "qq"] {
         let (status, body) = app
             .get_json(&format!("/api/v1/learnables/vocab-taberu?locale={bad}"))
             .await;

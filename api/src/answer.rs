@@ -34,6 +34,9 @@ pub struct Answer {
     pub etag: Option<HeaderValue>,
     /// The caller's `If-None-Match` named the current `data`: answered 304 with no body.
     pub not_modified: bool,
+    /// The read asked for another locale than English: the billing seam serves the
+    /// localized version instead of `data` (see `crate::localization`).
+    pub localize: Option<crate::localization::LocalizeRequest>,
 }
 
 impl Answer {
@@ -46,6 +49,7 @@ impl Answer {
             tokens_left: None,
             etag: None,
             not_modified: false,
+            localize: None,
         }
     }
 

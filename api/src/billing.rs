@@ -20,6 +20,7 @@ use secrecy::{ExposeSecret, SecretString};
 use crate::answer::Answer;
 use crate::error::ApiError;
 use crate::extract::Call;
+use crate::localization::{self, Served};
 use crate::operations::{OperationSpec, Price};
 use crate::state::AppState;
 
@@ -54,6 +55,20 @@ pub async fn serve_call(
     let caller = authenticate(state, &call, operation.price).await?;
     let tokens_left = limit_burst(state, &caller)?;
     let mut answer = resolve(&caller)?;
+    let localized_resource;
+    let mut resource_id = resource_id;
+    if let Some(request) = answer.localize.take() {
+        let id = resource_id.unwrap_or_default();
+        localized_resource = localization::resource_of(id, request.locale);
+        match localization::serve(state, &caller, &call, id, request).await? {
+            Served::Stored(data) => answer.data = data,
+            Served::Generated(mut generated) => {
+                generated.tokens_left = tokens_left;
+                return Ok(generated);
+            }
+        }
+        resource_id = Some(&localized_resource);
+    }
     answer.tokens_left = tokens_left;
     if call.transport == Transport::Rest {
         let etag = answer.entity_tag();
@@ -113,7 +128,7 @@ fn auth_error(error: AuthError) -> ApiError {
     }
 }
 
-fn ledger_unavailable(reason: &str) -> ApiError {
+pub(crate) fn ledger_unavailable(reason: &str) -> ApiError {
     tracing::error!(reason, "the billing ledger is unavailable");
     ApiError::with_message(
         ErrorCode::Unavailable,
@@ -251,7 +266,7 @@ fn points_of(state: &AppState, price: Price) -> Option<Points> {
     }
 }
 
-fn receipt_billing(receipt: &Receipt) -> Billing {
+pub(crate) fn receipt_billing(receipt: &Receipt) -> Billing {
     billing(receipt.points_charged, Some(receipt.invoice_id.to_string()))
 }
 
@@ -265,7 +280,7 @@ fn billing(points_charged: i64, invoice_id: Option<String>) -> Billing {
 }
 
 /// A charge the ledger refused, after it caught up with the account's stream.
-fn refusal_error(state: &AppState, call: &Call, refusal: Refusal) -> ApiError {
+pub(crate) fn refusal_error(state: &AppState, call: &Call, refusal: Refusal) -> ApiError {
     match refusal {
         Refusal::InsufficientPoints { required, balance } => {
             let top_up_url = &state.settings.top_up_url;
@@ -304,8 +319,9 @@ fn refusal_error(state: &AppState, call: &Call, refusal: Refusal) -> ApiError {
         Refusal::LedgerUnavailable { reason } => ledger_unavailable(&reason),
         Refusal::Abandoned => ApiError::new(ErrorCode::Timeout),
         Refusal::IdempotencyKeyReused => ApiError::new(ErrorCode::IdempotencyKeyReused),
-        // Answered with the first charge by `debit`; never reaches here.
-        Refusal::AlreadyCharged { .. } => ApiError::new(ErrorCode::Internal),
+        // Answered with the first charge by `debit`, and a taken claim with the version
+        // that took it (`localization`); neither reaches here.
+        Refusal::AlreadyCharged { .. } | Refusal::ClaimTaken => ApiError::new(ErrorCode::Internal),
         Refusal::OutcomeUnknown { reason } => {
             tracing::error!(reason, "a charge's outcome is unknown");
             ApiError::with_message(

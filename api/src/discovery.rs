@@ -2,11 +2,11 @@
 //! endpoints from the operation table).
 
 use manabi_schemas::params::SearchLimit;
-use manabi_schemas::{CreditPack, CreditPacks, Discovery, FairUse, Mode, Pricing};
+use manabi_schemas::{CreditPack, CreditPacks, Discovery, FairUse, LocaleSupport, Mode, Pricing};
 
 use crate::settings::Settings;
 
-pub fn discovery(settings: &Settings, mode: Mode) -> Discovery {
+pub fn discovery(settings: &Settings, locales: &[LocaleSupport], mode: Mode) -> Discovery {
     Discovery {
         name: "manabi".to_owned(),
         description: "A curated, JLPT-graded Japanese learning dataset (kanji, vocabulary, \
@@ -49,13 +49,30 @@ pub fn discovery(settings: &Settings, mode: Mode) -> Discovery {
         search_limit_max: SearchLimit::MAX,
         signup_url: settings.signup_url.clone(),
         mode,
+        locales: locales.to_vec(),
     }
 }
 
 /// The discovery document as JSON text (the `data` of `GET /api/v1`).
-pub fn discovery_json(settings: &Settings, mode: Mode) -> String {
+pub fn discovery_json(settings: &Settings, locales: &[LocaleSupport], mode: Mode) -> String {
     // Plain strings and integers always serialize.
-    serde_json::to_string(&discovery(settings, mode)).unwrap_or_default()
+    serde_json::to_string(&discovery(settings, locales, mode)).unwrap_or_default()
+}
+
+/// The locales the configured generators serve, for discovery.
+pub fn locales(localizer: &manabi_localize::Localizer) -> Vec<LocaleSupport> {
+    localizer
+        .locales()
+        .into_iter()
+        .map(|(locale, kinds)| LocaleSupport {
+            locale: locale.to_string(),
+            language: locale.english_name().to_owned(),
+            generators: kinds
+                .into_iter()
+                .map(|kind| kind.as_str().to_owned())
+                .collect(),
+        })
+        .collect()
 }
 
 pub fn credit_packs(settings: &Settings) -> CreditPacks {

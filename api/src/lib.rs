@@ -11,6 +11,7 @@ pub mod discovery;
 pub mod docs_page;
 pub mod error;
 pub mod extract;
+pub mod localization;
 pub mod mcp;
 pub mod middleware;
 pub mod openapi;

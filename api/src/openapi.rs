@@ -146,7 +146,8 @@ const ERROR_ANSWERS: [(&str, &str); 13] = [
     ),
     (
         "401",
-        "The key is missing, malformed, unknown (INVALID_API_KEY) or revoked (REVOKED_API_KEY)",
+        "The key is missing, malformed, unknown (INVALID_API_KEY) or revoked (REVOKED_API_KEY); \
+         a locale not generated yet was asked for without a key (API_KEY_REQUIRED)",
     ),
     (
         "402",
@@ -161,7 +162,8 @@ const ERROR_ANSWERS: [(&str, &str); 13] = [
     ("414", "The request URI or query string is too long"),
     (
         "422",
-        "The locale cannot be served (LOCALE_UNAVAILABLE); nothing charged",
+        "No configured generator serves the locale for this entry (LOCALE_UNAVAILABLE); \
+         nothing charged",
     ),
     (
         "429",
@@ -171,7 +173,8 @@ const ERROR_ANSWERS: [(&str, &str); 13] = [
     ("500", "Internal error; nothing charged"),
     (
         "503",
-        "The dataset is still loading or billing is unavailable; retry shortly, nothing charged",
+        "The dataset is still loading, billing or the translator of a localized read is \
+         unavailable; retry shortly, nothing charged",
     ),
     ("504", "The request took too long; nothing charged"),
 ];

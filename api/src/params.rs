@@ -273,8 +273,9 @@ pub struct SearchQueryString {
 #[derive(Debug, Default, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct LocaleQueryString {
-    /// Two-letter content locale; `en` (the default) is canonical.
-    #[param(min_length = 2, max_length = 2, pattern = "^[a-z]{2}$")]
+    /// ISO 639-1 content locale, any case; `en` (the default) is canonical. Another locale
+    /// is generated on the first keyed request (25 points, once), then read for 1.
+    #[param(min_length = 2, max_length = 2, pattern = "^[A-Za-z]{2}$")]
     pub locale: Option<String>,
 }
 
@@ -309,8 +310,9 @@ pub struct LessonQueryString {
     /// How `[[learnable-id|text]]` link markup is returned (default `raw`).
     #[param(value_type = Option<Render>)]
     pub render: Option<String>,
-    /// Two-letter content locale; `en` (the default) is canonical.
-    #[param(min_length = 2, max_length = 2, pattern = "^[a-z]{2}$")]
+    /// ISO 639-1 content locale, any case; `en` (the default) is canonical. Another locale
+    /// is generated on the first keyed request (25 points, once), then read for 1.
+    #[param(min_length = 2, max_length = 2, pattern = "^[A-Za-z]{2}$")]
     pub locale: Option<String>,
 }
 

@@ -3,13 +3,15 @@
 //! functions, so both transports answer identically.
 
 use bytes::{BufMut, BytesMut};
-use manabi_schemas::params::Locale;
+use manabi_localize::DocumentKind;
+use manabi_schemas::params::{Locale, Render};
 use manabi_schemas::{ErrorCode, Mode};
 use manabi_search::SearchRequest;
 
 use crate::answer::Answer;
 use crate::billing::Caller;
 use crate::error::ApiError;
+use crate::localization::LocalizeRequest;
 use crate::params::{JourneyParams, LearnableParams, LessonParams, RelatedParams, SearchParams};
 use crate::related::{self, ListingKey};
 use crate::render::render_lesson;
@@ -33,15 +35,26 @@ fn check_sample(
     Ok(())
 }
 
-/// Only the canonical locale is served until localized generation exists.
-fn check_locale(locale: Locale) -> Result<(), ApiError> {
+/// An answer in another locale than English: checked here that a generator serves it
+/// (422 otherwise, before anything is charged), served by the billing seam.
+fn localized(
+    state: &AppState,
+    mut answer: Answer,
+    id: &str,
+    kind: DocumentKind,
+    locale: Locale,
+    render: Render,
+) -> Result<Answer, ApiError> {
     if locale.is_canonical() {
-        return Ok(());
+        return Ok(answer);
     }
-    Err(ApiError::with_message(
-        ErrorCode::LocaleUnavailable,
-        format!("locale `{locale}` cannot be served yet; `en` is available. Nothing was charged."),
-    ))
+    state.localization.check(id, &answer.data, kind, locale)?;
+    answer.localize = Some(LocalizeRequest {
+        kind,
+        locale,
+        render,
+    });
+    Ok(answer)
 }
 
 /// `GET /api/v1`.
@@ -108,8 +121,15 @@ pub fn learnable(
         .learnable(id)
         .ok_or_else(|| ApiError::not_found("learnable", id))?;
     check_sample(state, caller, entry.sample, "learnable", id)?;
-    check_locale(params.locale)?;
-    Ok(Answer::new(entry.json.clone(), caller.sample_only()))
+    let answer = Answer::new(entry.json.clone(), caller.sample_only());
+    localized(
+        state,
+        answer,
+        id,
+        DocumentKind::Learnable,
+        params.locale,
+        Render::default(),
+    )
 }
 
 /// `GET /api/v1/learnables/{id}/related`: one page of the entry's related entries, each
@@ -165,7 +185,17 @@ pub fn lesson(
         .lesson(id)
         .ok_or_else(|| ApiError::not_found("lesson", id))?;
     check_sample(state, caller, lesson.sample, "lesson", id)?;
-    check_locale(params.locale)?;
+    if !params.locale.is_canonical() {
+        let answer = Answer::new(lesson.json.clone(), caller.sample_only());
+        return localized(
+            state,
+            answer,
+            id,
+            DocumentKind::Lesson,
+            params.locale,
+            params.render,
+        );
+    }
     let label = |id: &str| catalog.label(id).map(str::to_owned);
     let json = render_lesson(&lesson.json, params.render, &label).map_err(|error| {
         tracing::error!(%error, lesson = id, "stored lesson is not valid JSON");

@@ -348,7 +348,38 @@ pub struct Settings {
     pub credit_packs: Vec<PackConfig>,
     pub mcp: McpSettings,
     pub ledger: LedgerSettings,
+    pub translation: TranslationSettings,
 }
+
+/// The machine translators of localized reads (docs/localization.md).
+#[derive(Clone, Default)]
+pub struct TranslationSettings {
+    /// Directory of the embedded engine's models, one `en<xx>` directory per pair.
+    pub models_dir: Option<PathBuf>,
+    /// Base address of a DeepL API v2 compatible provider, e.g. `https://api.deepl.com`.
+    pub provider_url: Option<String>,
+    pub provider_key: Option<SecretString>,
+    /// Longest a generation may take; beyond it nothing is charged or kept.
+    pub timeout_ms: u64,
+}
+
+impl std::fmt::Debug for TranslationSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TranslationSettings")
+            .field("models_dir", &self.models_dir)
+            .field("provider_url", &self.provider_url)
+            .field(
+                "provider_key",
+                &self.provider_key.as_ref().map(|_| "(secret)"),
+            )
+            .field("timeout_ms", &self.timeout_ms)
+            .finish()
+    }
+}
+
+/// Below the default request timeout, so a slow generation is answered 503 (nothing
+/// charged) rather than cut off.
+pub const TRANSLATION_TIMEOUT_MS_DEFAULT: u64 = 8_000;
 
 impl Settings {
     /// Settings for a server at `base_url` serving `artifact`, everything else default.
@@ -373,6 +404,10 @@ impl Settings {
             credit_packs: PackConfig::defaults(),
             mcp,
             ledger,
+            translation: TranslationSettings {
+                timeout_ms: TRANSLATION_TIMEOUT_MS_DEFAULT,
+                ..TranslationSettings::default()
+            },
         }
     }
 }
@@ -491,6 +526,22 @@ pub struct ServeOptions {
     /// (default: the base address).
     #[arg(long, env = "MANABI_OAUTH_AUTHORIZATION_SERVER")]
     pub oauth_authorization_server: Option<String>,
+    /// Directory of the embedded translation engine's models (Firefox Translations
+    /// models, one `en<xx>` directory per language pair); localized reads in those
+    /// languages are generated in-process.
+    #[arg(long, env = "MANABI_TRANSLATION_MODELS")]
+    pub translation_models: Option<PathBuf>,
+    /// Base address of a translation provider speaking the DeepL API v2
+    /// (`https://api.deepl.com`, `https://api-free.deepl.com`), tried after the models.
+    #[arg(long, env = "MANABI_TRANSLATION_PROVIDER_URL")]
+    pub translation_provider_url: Option<String>,
+    /// The provider's authentication key (`DeepL-Auth-Key`); never logged.
+    #[arg(long, env = "MANABI_TRANSLATION_PROVIDER_KEY", hide_env_values = true)]
+    pub translation_provider_key: Option<SecretString>,
+    /// Longest a localized generation may take, in milliseconds; beyond it the request is
+    /// answered 503 and nothing is charged or kept.
+    #[arg(long, env = "MANABI_TRANSLATION_TIMEOUT_MS", default_value_t = TRANSLATION_TIMEOUT_MS_DEFAULT)]
+    pub translation_timeout_ms: u64,
     #[command(flatten)]
     pub log: LogOptions,
 }
@@ -556,6 +607,15 @@ impl ServeOptions {
             header_read_timeout_ms: self.header_read_timeout_ms,
         };
         self.apply_mcp(&mut settings.mcp);
+        settings.translation = TranslationSettings {
+            models_dir: self.translation_models.clone(),
+            provider_url: self
+                .translation_provider_url
+                .as_ref()
+                .map(|url| url.trim_end_matches('/').to_owned()),
+            provider_key: self.translation_provider_key.clone(),
+            timeout_ms: self.translation_timeout_ms,
+        };
         settings.credit_packs = match &self.config {
             Some(path) => {
                 let file = ConfigFile::load(path)?;

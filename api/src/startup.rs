@@ -26,10 +26,14 @@ use tower_http::trace::TraceLayer;
 use utoipa::openapi::OpenApi;
 
 use crate::catalog::{Catalog, CatalogError};
+use crate::localization::Localization;
 use crate::middleware::{self, MakeUuidV7};
-use crate::settings::{LedgerSettings, Settings};
+use crate::settings::{LedgerSettings, Settings, TranslationSettings};
 use crate::state::{AppState, Documents, Ledger};
 use crate::{docs_page, mcp, routes};
+use manabi_localize::Localizer;
+use manabi_localize::embedded::EmbeddedEngine;
+use manabi_localize::provider::{Provider, ProviderConfig};
 
 /// How often idle keyless buckets are dropped, so the limiter's memory stays bounded.
 const LIMITER_CLEANUP_INTERVAL: Duration = Duration::from_secs(60);
@@ -47,6 +51,39 @@ pub enum StartupError {
     Ledger(#[from] StoreError),
     #[error("preparing the ledger read models: {0}")]
     ReadModels(#[from] ProjectorError),
+    #[error("loading the translation models: {0}")]
+    TranslationModels(String),
+}
+
+/// The configured generators: the embedded engine when a models directory is set (loaded
+/// off the async threads), the provider when an address is.
+async fn localizer(translation: &TranslationSettings) -> Result<Localizer, StartupError> {
+    let embedded = match translation.models_dir.clone() {
+        Some(dir) => {
+            let loaded = tokio::task::spawn_blocking(move || EmbeddedEngine::load(&dir))
+                .await
+                .map_err(|error| StartupError::TranslationModels(error.to_string()))?;
+            let engine =
+                loaded.map_err(|error| StartupError::TranslationModels(error.to_string()))?;
+            tracing::info!(pairs = ?engine.targets(), "translation models loaded");
+            Some(engine)
+        }
+        None => None,
+    };
+    let provider = match (&translation.provider_url, &translation.provider_key) {
+        (Some(url), Some(key)) => Some(Provider::new(ProviderConfig {
+            base_url: url.clone(),
+            auth_key: key.clone(),
+            timeout: Duration::from_millis(translation.timeout_ms),
+            name: "deepl".to_owned(),
+        })),
+        _ => None,
+    };
+    Ok(Localizer::new(
+        embedded,
+        provider,
+        Duration::from_millis(translation.timeout_ms),
+    ))
 }
 
 /// A server bound to its listener, not yet running.
@@ -71,7 +108,15 @@ impl Application {
         let ledger = open_ledger(&settings.ledger).await?;
         let (api, openapi) = routes::api_with_description();
         let documents = documents(&openapi);
-        let state = AppState::new(settings, metrics_handle(), ledger, documents, started);
+        let localization = Localization::new(localizer(&settings.translation).await?);
+        let state = AppState::new(
+            settings,
+            metrics_handle(),
+            ledger,
+            documents,
+            localization,
+            started,
+        );
         install_dataset(state.clone(), loading);
         spawn_housekeeping(state.clone());
         Ok(Application {

@@ -20,6 +20,7 @@ use uuid::Uuid;
 
 use crate::catalog::Catalog;
 use crate::error::ApiError;
+use crate::localization::Localization;
 use crate::settings::{KeyRate, KeylessRate, Settings};
 
 /// Keyed token buckets that say how many tokens are left after each check.
@@ -62,6 +63,7 @@ pub struct Shared {
     pub keyless_limiter: Option<KeylessLimiter>,
     pub key_limiter: Option<KeyLimiter>,
     pub ledger: Ledger,
+    pub localization: Localization,
     pub metrics: PrometheusHandle,
     discovery_sample: Bytes,
     discovery_full: Bytes,
@@ -87,9 +89,12 @@ impl AppState {
         metrics: PrometheusHandle,
         ledger: Ledger,
         documents: Documents,
+        localization: Localization,
         started: Instant,
     ) -> AppState {
-        let discovery = |mode| Bytes::from(crate::discovery::discovery_json(&settings, mode));
+        let locales = crate::discovery::locales(&localization.localizer);
+        let discovery =
+            |mode| Bytes::from(crate::discovery::discovery_json(&settings, &locales, mode));
         AppState(Arc::new(Shared {
             discovery_sample: discovery(Mode::Sample),
             discovery_full: discovery(Mode::Full),
@@ -98,6 +103,7 @@ impl AppState {
             keyless_limiter: keyless_limiter(settings.keyless_rate),
             key_limiter: key_limiter(settings.key_rate),
             ledger,
+            localization,
             settings,
             catalog: OnceLock::new(),
             load_error: OnceLock::new(),

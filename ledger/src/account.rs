@@ -171,6 +171,10 @@ pub enum Refusal {
     /// with that charge (at `version` of the stream), charge nothing now.
     #[error("already charged under this idempotency key")]
     AlreadyCharged { version: i64, points: i64 },
+    /// The stream the charge was to claim at once (a localization) was claimed first by
+    /// another request; nothing was charged.
+    #[error("the claim made with this charge was taken by another request")]
+    ClaimTaken,
     /// The `Idempotency-Key` was used for a different request.
     #[error("the idempotency key was used for a different request")]
     IdempotencyKeyReused,
@@ -187,6 +191,7 @@ impl Refusal {
                 | Refusal::OutcomeUnknown { .. }
                 | Refusal::AlreadyCharged { .. }
                 | Refusal::IdempotencyKeyReused
+                | Refusal::ClaimTaken
         )
     }
 }
@@ -253,6 +258,8 @@ impl Account {
                 self.usage.tick(e.day, e.key_id);
                 self.remember_idempotent(e, version);
             }
+            // Recorded on its own stream, never on an account's.
+            LedgerEvent::LocalizationGenerated(_) => {}
         }
     }
 

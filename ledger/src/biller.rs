@@ -33,8 +33,8 @@ use crate::clock::Clock;
 use crate::health::LedgerHealth;
 use crate::repository::{SNAPSHOT_EVERY_EVENTS, catch_up, load_account, save_snapshot};
 use crate::store::{
-    AppendCommand, BatchResult, EventStore, ExpectedVersion, NewEvent, Store, StoreError,
-    StreamName,
+    AppendCommand, AppendRejection, BatchResult, EventStore, ExpectedVersion, NewEvent, Store,
+    StoreError, StreamAppend, StreamName,
 };
 use crate::ticket::ChargeTicket;
 use crate::unknown::UnknownAccounts;
@@ -157,6 +157,9 @@ struct ChargeJob {
     /// Claimed when the charge joins a batch; a request that abandoned it first is
     /// answered "nothing charged" and the charge is dropped unwritten.
     ticket: ChargeTicket,
+    /// Another stream appended in the same transaction as the charge (the claim of a
+    /// localization); when it was taken first the charge is refused with `ClaimTaken`.
+    attached: Option<Box<StreamAppend>>,
     stage: Stage,
     attempts: u32,
 }
@@ -285,6 +288,31 @@ impl Biller {
         request: ChargeRequest,
         ticket: ChargeTicket,
     ) -> Result<Receipt, Refusal> {
+        self.submit(caller, request, ticket, None).await
+    }
+
+    /// Like [`Biller::charge_with_ticket`], appending `claim` in the same transaction as
+    /// the charge: both are written or neither. A claim whose stream is not at the version
+    /// it expects is refused with [`Refusal::ClaimTaken`] and nothing is charged.
+    #[tracing::instrument(skip(self, request, ticket, claim), fields(account = %caller.account_id))]
+    pub async fn charge_with_claim(
+        &self,
+        caller: &Caller,
+        request: ChargeRequest,
+        ticket: ChargeTicket,
+        claim: StreamAppend,
+    ) -> Result<Receipt, Refusal> {
+        self.submit(caller, request, ticket, Some(Box::new(claim)))
+            .await
+    }
+
+    async fn submit(
+        &self,
+        caller: &Caller,
+        request: ChargeRequest,
+        ticket: ChargeTicket,
+        attached: Option<Box<StreamAppend>>,
+    ) -> Result<Receipt, Refusal> {
         self.health.check().map_err(unavailable)?;
         let (reply, answer) = oneshot::channel();
         let job = ChargeJob {
@@ -292,6 +320,7 @@ impl Biller {
             request,
             reply,
             ticket,
+            attached,
             stage: Stage::Fresh,
             attempts: 0,
         };
@@ -598,6 +627,16 @@ impl Writer {
                             debug_assert!(staged.receipt.balance_after >= 0);
                             let _ = staged.job.reply.send(Ok(staged.receipt));
                         }
+                        Err(AppendRejection::WrongVersion { stream, .. })
+                            if staged
+                                .job
+                                .attached
+                                .as_ref()
+                                .is_some_and(|claim| claim.stream == stream) =>
+                        {
+                            conflicted.insert(staged.job.caller.account_id);
+                            let _ = staged.job.reply.send(Err(Refusal::ClaimTaken));
+                        }
                         Err(_) => {
                             conflicted.insert(staged.job.caller.account_id);
                             self.retry_later(staged.job, &mut carried);
@@ -756,6 +795,10 @@ fn stage_charge(
         points_charged: job.request.points.get(),
         balance_after: account.balance,
     };
-    let command = AppendCommand::single(StreamName::account(account.id), expected, vec![new_event]);
+    let mut command =
+        AppendCommand::single(StreamName::account(account.id), expected, vec![new_event]);
+    command
+        .appends
+        .extend(job.attached.iter().map(|claim| StreamAppend::clone(claim)));
     (command, receipt)
 }

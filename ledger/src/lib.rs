@@ -17,5 +17,8 @@ pub use account::{Account, ChargeRequest, Points, QuotaScope, Refusal};
 pub use api_key::ApiKey;
 pub use biller::{AuthError, Biller, BillerConfig, Caller, Receipt};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use store::{EventStore, Position, Store, StoreError, StreamName};
+pub use store::{
+    EventStore, ExpectedVersion, Lease, NewEvent, Position, Store, StoreError, StreamAppend,
+    StreamName,
+};
 pub use ticket::ChargeTicket;

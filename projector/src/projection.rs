@@ -79,7 +79,7 @@ pub fn statements(events: &[RecordedEvent]) -> Vec<Statement> {
                 vec![text(e.key_id)],
             )),
             LedgerEvent::DailyCapChanged(e) => out.push(cap_changed(account_id, e)),
-            LedgerEvent::CallCharged(_) => {}
+            LedgerEvent::CallCharged(_) | LedgerEvent::LocalizationGenerated(_) => {}
         }
     }
     run.flush_into(&mut out);

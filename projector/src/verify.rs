@@ -72,9 +72,43 @@ impl VerifyReport {
     }
 }
 
+/// Each localization stream against the charges that paid for them: a stream holds
+/// exactly one `LocalizationGenerated`, and the account it names has exactly one
+/// generation charge (`localize…`) for that entry and locale from the same request.
+#[derive(Default)]
+struct Localizations {
+    /// (account, request id) → the resource `entry@locale`, per generated version.
+    generated: BTreeMap<(Uuid, String), String>,
+    /// (account, request id) → the resource of each generation charge.
+    charged: BTreeMap<(Uuid, String), String>,
+}
+
+impl Localizations {
+    fn differences(&self, out: &mut Vec<String>) {
+        for (key, resource) in &self.generated {
+            if self.charged.get(key) != Some(resource) {
+                out.push(format!(
+                    "localization {resource}: no generation charge of request {} on account-{}",
+                    key.1, key.0
+                ));
+            }
+        }
+        for (key, resource) in &self.charged {
+            if self.generated.get(key) != Some(resource) {
+                out.push(format!(
+                    "account-{}: generation charge of {resource} (request {}) without its \
+                     localization",
+                    key.0, key.1
+                ));
+            }
+        }
+    }
+}
+
 /// The replay's running state.
 #[derive(Default)]
 struct Replay {
+    localizations: Localizations,
     heads: HashMap<String, i64>,
     accounts: BTreeMap<Uuid, Account>,
     expected: Models,
@@ -96,8 +130,26 @@ impl Replay {
         }
         self.heads.insert(stream, recorded.version);
         let Some(account_id) = recorded.stream.account_id() else {
+            if let LedgerEvent::LocalizationGenerated(e) = &recorded.event {
+                if recorded.version != 0 {
+                    self.problem(format!(
+                        "{}: a second generation at version {}",
+                        recorded.stream, recorded.version
+                    ));
+                }
+                let key = (e.account_id, e.request_id.clone());
+                let resource = format!("{}@{}", e.entry_id, e.locale);
+                self.localizations.generated.insert(key, resource);
+            }
             return;
         };
+        if let LedgerEvent::CallCharged(e) = &recorded.event
+            && e.operation.starts_with("localize")
+        {
+            let key = (account_id, e.request_id.clone());
+            let resource = e.resource_id.clone().unwrap_or_default();
+            self.localizations.charged.insert(key, resource);
+        }
         let account = self
             .accounts
             .entry(account_id)
@@ -156,6 +208,8 @@ impl Models {
             LedgerEvent::CallCharged(e) => {
                 self.fold_charge(account, recorded.id, recorded.recorded_at, e);
             }
+            // Kept on its own stream; checked against its charge by `Localizations`.
+            LedgerEvent::LocalizationGenerated(_) => {}
         }
     }
 
@@ -347,6 +401,7 @@ pub async fn verify(store: &Store) -> Result<VerifyReport, ProjectorError> {
     }
     let actual = Models::read(store).await?;
     let mut differences = replay.problems.clone();
+    replay.localizations.differences(&mut differences);
     differences.extend(replay.expected.differences(&actual));
     cross_check_aggregates(&replay, &mut differences);
     differences.truncate(DIFFERENCES_MAX);

@@ -26,6 +26,23 @@ pub struct Discovery {
     /// Where to sign up, buy points and create a key.
     pub signup_url: String,
     pub mode: Mode,
+    /// Every locale content can be read in besides the canonical `en`, with the
+    /// generators that serve it in the order they are tried.
+    pub locales: Vec<LocaleSupport>,
+}
+
+/// One locale of localized reads (`locale=` on `getLearnable` and `getLesson`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct LocaleSupport {
+    /// ISO 639-1 code.
+    pub locale: String,
+    /// The language's English name.
+    pub language: String,
+    /// `dictionary-native` (JMdict, KANJIDIC2 and Tatoeba text already in the dataset;
+    /// other English fields of an entry then need one of the next two),
+    /// `embedded` (the in-process translation engine) or `provider` (a translation
+    /// service over HTTP).
+    pub generators: Vec<String>,
 }
 
 /// The live price list, in yen points (1 point = 1 JPY).

@@ -36,6 +36,7 @@ error_codes! {
     InvalidParameter => 400, "INVALID_PARAMETER", "A request parameter is missing or invalid.";
     MalformedRequest => 400, "MALFORMED_REQUEST", "The request could not be parsed.";
     InvalidApiKey => 401, "INVALID_API_KEY", "The API key is missing, malformed or unknown.";
+    ApiKeyRequired => 401, "API_KEY_REQUIRED", "This request needs an API key; nothing was charged.";
     RevokedApiKey => 401, "REVOKED_API_KEY", "The API key has been revoked or has expired.";
     InsufficientPoints => 402, "INSUFFICIENT_POINTS", "The account balance cannot cover this call.";
     PaymentRequired => 402, "PAYMENT_REQUIRED", "This resource requires payment.";

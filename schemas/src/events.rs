@@ -105,6 +105,27 @@ pub struct ChargeIdempotency {
     pub request_digest: String,
 }
 
+/// The one generation of a locale version of an entry, on its stream
+/// `localization-{entry}-{locale}`. Appended only together with the 25-point charge of the
+/// caller who asked first (the same request id), so the stream existing means the version
+/// was paid for; the localized document itself is kept here, durably and for everyone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalizationGenerated {
+    /// `learnable` or `lesson`.
+    pub document: String,
+    pub entry_id: String,
+    pub locale: String,
+    pub account_id: Uuid,
+    /// The request whose charge paid for the generation.
+    pub request_id: String,
+    /// The localized document as stored (a lesson in its raw markup).
+    pub content: serde_json::Value,
+    /// Which generator produced which fields.
+    pub generators: serde_json::Value,
+    /// How long the generation took.
+    pub generation_ms: u64,
+}
+
 /// Every event the ledger records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LedgerEvent {
@@ -114,6 +135,7 @@ pub enum LedgerEvent {
     ApiKeyRevoked(ApiKeyRevoked),
     DailyCapChanged(DailyCapChanged),
     CallCharged(CallCharged),
+    LocalizationGenerated(LocalizationGenerated),
 }
 
 /// A stored event could not be read back as a [`LedgerEvent`].
@@ -141,6 +163,7 @@ impl LedgerEvent {
             LedgerEvent::ApiKeyRevoked(_) => "ApiKeyRevoked",
             LedgerEvent::DailyCapChanged(_) => "DailyCapChanged",
             LedgerEvent::CallCharged(_) => "CallCharged",
+            LedgerEvent::LocalizationGenerated(_) => "LocalizationGenerated",
         }
     }
 
@@ -159,6 +182,7 @@ impl LedgerEvent {
             LedgerEvent::ApiKeyRevoked(p) => serde_json::to_value(p),
             LedgerEvent::DailyCapChanged(p) => serde_json::to_value(p),
             LedgerEvent::CallCharged(p) => serde_json::to_value(p),
+            LedgerEvent::LocalizationGenerated(p) => serde_json::to_value(p),
         };
         value.unwrap_or(serde_json::Value::Null)
     }
@@ -185,6 +209,9 @@ impl LedgerEvent {
             ("ApiKeyRevoked", 1) => parse(event_type, payload).map(LedgerEvent::ApiKeyRevoked),
             ("DailyCapChanged", 1) => parse(event_type, payload).map(LedgerEvent::DailyCapChanged),
             ("CallCharged", 1) => parse(event_type, payload).map(LedgerEvent::CallCharged),
+            ("LocalizationGenerated", 1) => {
+                parse(event_type, payload).map(LedgerEvent::LocalizationGenerated)
+            }
             _ => Err(EventDecodeError::UnknownType {
                 event_type: event_type.to_owned(),
                 schema_version,

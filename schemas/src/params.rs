@@ -139,32 +139,64 @@ impl JlptLevel {
     }
 }
 
-/// A content locale: exactly two lowercase ASCII letters (`en`, `fr`, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A content locale: an ISO 639-1 code, accepted in any case and kept in lowercase
+/// (`EN`, `En` and `en` are all `en`). Which locales can be served is the localizer's
+/// business; this is only the code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Locale([u8; 2]);
 
 impl Locale {
     /// The canonical locale every entry is written in.
     pub const ENGLISH: Locale = Locale(*b"en");
     /// The OpenAPI `pattern` of a locale.
-    pub const PATTERN: &'static str = "^[a-z]{2}$";
+    pub const PATTERN: &'static str = "^[A-Za-z]{2}$";
 
     pub fn parse(text: &str) -> Result<Self, ParamError> {
-        match text.as_bytes() {
-            [a, b] if a.is_ascii_lowercase() && b.is_ascii_lowercase() => Ok(Self([*a, *b])),
-            _ => Err(ParamError::new(
-                "must be exactly two lowercase letters, e.g. en",
-            )),
+        let [first, second] = text.as_bytes() else {
+            return Err(ParamError::new(
+                "must be a two-letter ISO 639-1 language code, e.g. en or pt",
+            ));
+        };
+        if !first.is_ascii_alphabetic() || !second.is_ascii_alphabetic() {
+            return Err(ParamError::new(
+                "must be a two-letter ISO 639-1 language code, e.g. en or pt",
+            ));
         }
+        let locale = Locale([first.to_ascii_lowercase(), second.to_ascii_lowercase()]);
+        if isolang::Language::from_639_1(locale.as_str()).is_none() {
+            return Err(ParamError::new(format!(
+                "`{locale}` is not an ISO 639-1 language code (e.g. en, pt, de)"
+            )));
+        }
+        Ok(locale)
+    }
+
+    /// A code known at compile time, for tables of supported locales; each table's unit
+    /// test checks that [`Locale::parse`] accepts every code in it.
+    pub const fn from_table(code: [u8; 2]) -> Self {
+        assert!(code[0].is_ascii_lowercase() && code[1].is_ascii_lowercase());
+        Self(code)
     }
 
     pub fn is_canonical(self) -> bool {
         self == Self::ENGLISH
     }
 
+    /// English is the language every entry is written in, and so the source of every
+    /// translation.
+    pub fn is_english(self) -> bool {
+        self.is_canonical()
+    }
+
     pub fn as_str(&self) -> &str {
-        // Both bytes are ASCII letters (checked by `parse`), so this is valid UTF-8.
+        // Both bytes are lowercase ASCII letters (checked by `parse`), so this is UTF-8.
         std::str::from_utf8(&self.0).unwrap_or("en")
+    }
+
+    /// The language's English name (`pt` → "Portuguese").
+    pub fn english_name(self) -> &'static str {
+        isolang::Language::from_639_1(self.as_str())
+            .map_or("unknown language", |language| language.to_name())
     }
 }
 
@@ -340,10 +372,12 @@ mod tests {
     }
 
     #[test]
-    fn locale_is_two_lowercase_letters() {
+    fn locale_is_an_iso_639_1_code_in_any_case() {
         assert!(Locale::parse("en").unwrap().is_canonical());
-        assert_eq!(Locale::parse("fr").unwrap().as_str(), "fr");
-        for bad in ["EN", "e", "eng", "e1", "", "é"] {
+        assert!(Locale::parse("EN").unwrap().is_canonical());
+        assert_eq!(Locale::parse("Pt").unwrap().as_str(), "pt");
+        assert_eq!(Locale::parse("pt").unwrap().english_name(), "Portuguese");
+        for bad in ["e", "eng", "e1", "", "é", "xx", "QQ"] {
             assert!(Locale::parse(bad).is_err(), "{bad}");
         }
     }

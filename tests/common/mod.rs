@@ -4,6 +4,7 @@
 //! for the smoke tests of the binary itself. Databases: [`ledger`] gives each test a
 //! fresh SQLite file or PostgreSQL schema. The fixture artifact: [`fixture`].
 
+pub mod deepl;
 pub mod fixture;
 pub mod ledger;
 pub mod pg_cluster;

@@ -180,11 +180,11 @@ mod tests {
         assert!(tool.message.contains("unknown tool"));
         let locale = ToolCall::parse(
             "get_lesson",
-            Some(&args(serde_json::json!({"id": "l", "locale": "EN"}))),
+            Some(&args(serde_json::json!({"id": "l", "locale": "QQ"}))),
         );
         assert_eq!(
             locale.unwrap_err().message,
-            "parameter `locale` must be exactly two lowercase letters, e.g. en"
+            "parameter `locale` `qq` is not an ISO 639-1 language code (e.g. en, pt, de)"
         );
     }
 }

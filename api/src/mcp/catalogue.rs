@@ -75,7 +75,7 @@ fn id_property(what: &str) -> Value {
 fn locale_property() -> Value {
     json!({
         "type": "string",
-        "description": "Two-letter content locale; `en` (the default) is canonical.",
+        "description": "ISO 639-1 content locale, any case; `en` (the default) is canonical. Another locale is generated on the first request (25 points, once) and read by everyone after for 1; discovery lists the supported locales.",
         "minLength": 2,
         "maxLength": 2,
         "pattern": Locale::PATTERN,

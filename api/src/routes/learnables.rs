@@ -52,6 +52,18 @@ pub async fn search_learnables(
 #[utoipa::path(
     get, path = "/api/v1/learnables/{id}", operation_id = "getLearnable", tag = "learnables",
     summary = "One full learnable with its cited sources",
+    description = "The entry in English, or with `locale` (an ISO 639-1 code, any case) in \
+        another language: its English free text (meanings, glosses, notes, explanations, \
+        descriptions, example translations) localized, Japanese and link markup kept byte for \
+        byte, each localized field citing its generator in `sources` and `localization`. \
+        Dictionary text already in the dataset (JMdict glosses in de/es/fr/hu/nl/ru/sl/sv, \
+        KANJIDIC2 meanings in es/fr/pt, Tatoeba translations) comes first, then the embedded \
+        translation engine, then the translation provider; discovery lists the locales. The \
+        first keyed request of an (entry, locale) pays the generation (25 points by default), \
+        every later request by anyone the read price (1). A code that is not ISO 639-1 is \
+        400; a locale no generator serves for the entry is 422; keyless callers read only \
+        versions already generated of sample entries (401 API_KEY_REQUIRED otherwise); \
+        a translator failure is 503. None of these is charged.",
     params(
         ("id" = String, Path, description = "Learnable id", min_length = 1, max_length = 128,
             pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$",

@@ -24,6 +24,14 @@ pub fn routes() -> OpenApiRouter<AppState> {
 #[utoipa::path(
     get, path = "/api/v1/lessons/{id}", operation_id = "getLesson", tag = "lessons",
     summary = "One lesson, its link markup rendered as asked",
+    description = "With `locale` (ISO 639-1, any case) the lesson's English (title, \
+        objectives, body, question prompts, English choices and explanations) is localized \
+        by the embedded translation engine or the provider; every `[[id|text]]` link and \
+        every Japanese span is kept byte for byte, and `localization` names the generator. \
+        The first keyed request of a (lesson, locale) pays the generation (25 points by \
+        default), every later one the read price (1); 400 for a code that is not ISO 639-1, \
+        422 when no generator serves it, 401 API_KEY_REQUIRED for a keyless caller before \
+        the version exists, 503 when the translator fails. None of these is charged.",
     params(
         ("id" = String, Path, description = "Lesson id", min_length = 1, max_length = 128,
             pattern = r"^[^\s/\x00-\x1f\x7f-\x9f]+$",

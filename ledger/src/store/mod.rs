@@ -1,5 +1,6 @@
 //! The event store: conditional, atomic appends and ordered reads, on SQLite or PostgreSQL.
 
+mod lease;
 mod postgres;
 mod sqlite;
 
@@ -11,6 +12,7 @@ use chrono::{DateTime, Utc};
 use manabi_schemas::events::{EventDecodeError, EventMetadata, LedgerEvent};
 use uuid::Uuid;
 
+pub use lease::Lease;
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
