@@ -379,3 +379,58 @@ fn assert_portuguese(text: &str) {
     let found = words.iter().filter(|word| text.contains(*word)).count();
     assert!(found >= 3, "not Portuguese: {text}");
 }
+
+/// MCP's `locale` argument is the same read: the stored version once generated over REST,
+/// at the read price, as the tool's structured result.
+#[tokio::test]
+async fn the_mcp_tools_take_a_locale_too() {
+    let db = fresh_db(Backend::Sqlite).await;
+    let deepl = FakeDeepl::start().await;
+    let dir = test_dir("mcp");
+    let app = serve(&db.url, &deepl, &dir);
+    app.wait_ready().await;
+    let (account, _, key) = funded_key(&db.url, 100);
+    let call = |arguments: Value| {
+        let request = serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "get_learnable", "arguments": arguments},
+        });
+        app.client
+            .post(format!("{}/mcp", app.address))
+            .bearer_auth(&key)
+            .header("accept", "application/json, text/event-stream")
+            .json(&request)
+            .send()
+    };
+    let response = call(serde_json::json!({"id": GRAMMAR, "locale": "PT"}))
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.expect("JSON-RPC answer");
+    let mut result = body["result"]["structuredContent"].clone();
+    assert!(
+        result["grammar"]["meaning"]
+            .as_str()
+            .is_some_and(|meaning| meaning.starts_with("[pt] ")),
+        "{body}"
+    );
+    assert_eq!(result["billing"]["points_charged"], 25, "{body}");
+    let (status, rest) = get_keyed(
+        &app,
+        &key,
+        &format!("/api/v1/learnables/{GRAMMAR}?locale=pt"),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(rest["billing"]["points_charged"], 1);
+    result.as_object_mut().expect("an object").remove("billing");
+    assert_eq!(rest["data"], result);
+    let response = call(serde_json::json!({"id": GRAMMAR, "locale": "zu"}))
+        .await
+        .expect("sent");
+    let body: Value = response.json().await.expect("JSON-RPC answer");
+    assert_eq!(body["result"]["isError"], true, "{body}");
+    assert_eq!(balance(&db.url, &account), 100 - 25 - 1);
+    assert_eq!(deepl.calls(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

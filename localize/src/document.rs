@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::generator::{GeneratorInfo, GeneratorKind};
 use crate::locales::LocaleCode;
-use crate::segment::{Piece, has_english, rebuild, segment};
+use crate::segment::{Part, Piece, has_english, rebuild, segment, units};
 
 /// The two kinds of document that can be localized.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -111,14 +111,40 @@ impl Plan {
             .any(|slot| matches!(slot.fill, Fill::Machine { .. }))
     }
 
-    /// Every distinct English fragment to machine-translate, in first-seen order.
-    pub fn fragments(&self) -> Vec<String> {
+    /// Every distinct English unit to machine-translate (placeholders for the kept
+    /// spans), in first-seen order.
+    pub fn units(&self) -> Vec<String> {
         let mut seen = BTreeSet::new();
         let mut out = Vec::new();
-        for slot in &self.slots {
-            if let Fill::Machine { text } = &slot.fill {
-                for piece in segment(text) {
+        for text in self.machine_texts() {
+            for part in units(text) {
+                if let Part::Unit(unit) = part
+                    && seen.insert(unit.template.clone())
+                {
+                    out.push(unit.template);
+                }
+            }
+        }
+        out
+    }
+
+    /// The English pieces of every unit whose translation in `translations` lost a
+    /// placeholder: those units are translated again piece by piece.
+    pub fn fallbacks(&self, translations: &HashMap<String, String>) -> Vec<String> {
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        for text in self.machine_texts() {
+            for part in units(text) {
+                let Part::Unit(unit) = part else { continue };
+                let restored = translations
+                    .get(&unit.template)
+                    .and_then(|translated| unit.restore(translated));
+                if restored.is_some() {
+                    continue;
+                }
+                for piece in segment(unit.source) {
                     if let Piece::Translate(fragment) = piece
+                        && !translations.contains_key(fragment)
                         && seen.insert(fragment)
                     {
                         out.push(fragment.to_owned());
@@ -127,6 +153,13 @@ impl Plan {
             }
         }
         out
+    }
+
+    fn machine_texts(&self) -> impl Iterator<Item = &str> {
+        self.slots.iter().filter_map(|slot| match &slot.fill {
+            Fill::Machine { text } => Some(text.as_str()),
+            Fill::Native { .. } => None,
+        })
     }
 
     /// Writes the localized values into `doc`: native text where the plan found some,
@@ -150,13 +183,7 @@ impl Plan {
                 }
                 Fill::Machine { text } => {
                     let Some(machine) = machine else { continue };
-                    let localized = rebuild(&segment(text), |fragment| {
-                        translations
-                            .get(fragment)
-                            .cloned()
-                            .unwrap_or_else(|| fragment.to_owned())
-                    });
-                    *target = Value::String(localized);
+                    *target = Value::String(localize_text(text, translations));
                     filled.push((slot, GeneratorKey::Machine(machine.clone())));
                 }
             }
@@ -191,6 +218,33 @@ impl Plan {
             GeneratorKey::Machine(info) => info,
         }
     }
+}
+
+/// One text in the locale: each unit's translation with its spans put back, or, when
+/// that lost a placeholder, its pieces translated one by one; kept parts as they were.
+fn localize_text(text: &str, translations: &HashMap<String, String>) -> String {
+    let translated = |english: &str| {
+        translations
+            .get(english)
+            .cloned()
+            .unwrap_or_else(|| english.to_owned())
+    };
+    let mut out = String::with_capacity(text.len() * 2);
+    for part in units(text) {
+        match part {
+            Part::Keep(kept) => out.push_str(kept),
+            Part::Unit(unit) => {
+                let whole = translations
+                    .get(&unit.template)
+                    .and_then(|translation| unit.restore(translation));
+                match whole {
+                    Some(whole) => out.push_str(&whole),
+                    None => out.push_str(&rebuild(&segment(unit.source), translated)),
+                }
+            }
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

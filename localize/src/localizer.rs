@@ -145,31 +145,20 @@ impl Localizer {
         locale: LocaleCode,
     ) -> Result<Localized, LocalizeError> {
         let started = Instant::now();
-        let fragments = plan.fragments();
+        let deadline = tokio::time::Instant::now() + self.timeout;
         let mut translations = HashMap::new();
         let mut machine_info = None;
-        if !fragments.is_empty() {
-            let machine = self.machine(locale).ok_or_else(|| {
-                LocalizeError::Failed(TranslateError::Unsupported(locale.to_string()))
-            })?;
-            let translate = self.translate(machine, locale, fragments.clone());
-            let (translated, info) = tokio::time::timeout(self.timeout, translate)
-                .await
-                .map_err(|_| TranslateError::Unavailable {
-                    reason: format!(
-                        "the translation took longer than {} ms",
-                        self.timeout.as_millis()
-                    ),
-                    retry_after: None,
-                })??;
-            if translated.len() != fragments.len() {
-                return Err(TranslateError::Unavailable {
-                    reason: "the translator answered a different number of texts".into(),
-                    retry_after: None,
-                }
-                .into());
+        let units = plan.units();
+        if !units.is_empty() {
+            let info = self
+                .translate_into(locale, units, deadline, &mut translations)
+                .await?;
+            // Units whose translation lost a placeholder, again piece by piece.
+            let fallbacks = plan.fallbacks(&translations);
+            if !fallbacks.is_empty() {
+                self.translate_into(locale, fallbacks, deadline, &mut translations)
+                    .await?;
             }
-            translations = fragments.into_iter().zip(translated).collect();
             machine_info = Some(info);
         }
         let mut content = doc.clone();
@@ -179,6 +168,38 @@ impl Localizer {
             fields_by,
             elapsed: started.elapsed(),
         })
+    }
+
+    /// Translates `texts` by `deadline` and adds them to `translations`.
+    async fn translate_into(
+        &self,
+        locale: LocaleCode,
+        texts: Vec<String>,
+        deadline: tokio::time::Instant,
+        translations: &mut HashMap<String, String>,
+    ) -> Result<GeneratorInfo, LocalizeError> {
+        let machine = self.machine(locale).ok_or_else(|| {
+            LocalizeError::Failed(TranslateError::Unsupported(locale.to_string()))
+        })?;
+        let translate = self.translate(machine, locale, texts.clone());
+        let (translated, info) = tokio::time::timeout_at(deadline, translate)
+            .await
+            .map_err(|_| TranslateError::Unavailable {
+                reason: format!(
+                    "the translation took longer than {} ms",
+                    self.timeout.as_millis()
+                ),
+                retry_after: None,
+            })??;
+        if translated.len() != texts.len() {
+            return Err(TranslateError::Unavailable {
+                reason: "the translator answered a different number of texts".into(),
+                retry_after: None,
+            }
+            .into());
+        }
+        translations.extend(texts.into_iter().zip(translated));
+        Ok(info)
     }
 
     async fn translate(

@@ -1,13 +1,202 @@
-//! Splits a text into the pieces a translator may see and the pieces it must never touch.
+//! Splits a text into what a translator may see and what it must never touch.
 //!
 //! Kept byte for byte: every link `[[id|text]]`, every run of Japanese script (kana,
-//! kanji, Japanese punctuation and full-width forms), Markdown structure (heading and list
-//! markers, table pipes and rule lines, emphasis marks) and the whitespace and brackets
-//! around them. What is left are runs of English, split into sentences; only those with
-//! at least two Latin letters are translated. The text is rebuilt from its pieces, so
-//! whatever is kept comes back exactly as it was sent.
+//! kanji, Japanese punctuation and full-width forms), inline code, Markdown structure
+//! (heading and list markers, table pipes and rule lines) and the whitespace around them.
+//!
+//! A translator sees [`Unit`]s: the English of one line or table cell, each kept span in
+//! it replaced by a placeholder (`X1`, `X2`, …) so the sentence is translated whole. A
+//! translation that gives every placeholder back exactly once gets the spans put back in
+//! place ([`Unit::restore`]); one that loses or repeats a placeholder is done again piece
+//! by piece ([`segment`]): the English runs between the kept spans, sentence by sentence,
+//! each translated alone. Either way whatever is kept comes back exactly as it was sent.
 
-/// One piece of a text.
+/// A line or table cell's English, to translate whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unit<'a> {
+    /// The text as written.
+    pub source: &'a str,
+    /// The text with each kept span replaced by its placeholder.
+    pub template: String,
+    spans: Vec<&'a str>,
+    /// False when the text itself holds something like a placeholder.
+    restorable: bool,
+}
+
+impl Unit<'_> {
+    /// The translation of [`Unit::template`] with the kept spans back in place; `None`
+    /// when a placeholder did not come back exactly once.
+    pub fn restore(&self, translated: &str) -> Option<String> {
+        if !self.restorable {
+            return None;
+        }
+        if self.spans.is_empty() {
+            return Some(translated.to_owned());
+        }
+        let mut out = translated.to_owned();
+        // Highest first, so `X1` is never taken for the start of `X12`.
+        for (index, span) in self.spans.iter().enumerate().rev() {
+            let token = placeholder(index);
+            let at = token_positions(&out, &token);
+            if at.len() != 1 {
+                return None;
+            }
+            out.replace_range(at[0]..at[0] + token.len(), span);
+        }
+        Some(out)
+    }
+}
+
+/// A part of a text: kept as is, or a unit to translate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part<'a> {
+    Keep(&'a str),
+    Unit(Unit<'a>),
+}
+
+/// The parts of `text`, in order; the kept parts and the units' sources concatenated give
+/// `text` back.
+pub fn units(text: &str) -> Vec<Part<'_>> {
+    let mut parts = Vec::new();
+    let mut line_start = 0;
+    for (at, _) in text.match_indices('\n') {
+        units_of_line(&text[line_start..at], &mut parts);
+        parts.push(Part::Keep(&text[at..at + 1]));
+        line_start = at + 1;
+    }
+    units_of_line(&text[line_start..], &mut parts);
+    parts
+}
+
+fn units_of_line<'a>(line: &'a str, parts: &mut Vec<Part<'a>>) {
+    if line.is_empty() {
+        return;
+    }
+    if is_rule(line) {
+        parts.push(Part::Keep(line));
+        return;
+    }
+    let marker = markdown_marker(line);
+    if marker > 0 {
+        parts.push(Part::Keep(&line[..marker]));
+    }
+    let body = &line[marker..];
+    let mut cell_start = 0;
+    let mut at = 0;
+    while at < body.len() {
+        let rest = &body[at..];
+        if rest.starts_with("[[")
+            && let Some(end) = rest.find("]]")
+        {
+            at += end + 2;
+        } else if rest.starts_with('|') {
+            unit_of_cell(&body[cell_start..at], parts);
+            parts.push(Part::Keep(&body[at..at + 1]));
+            at += 1;
+            cell_start = at;
+        } else {
+            at += rest.chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    unit_of_cell(&body[cell_start..], parts);
+}
+
+/// One cell (or a line without a table): its surrounding spaces kept, the rest a unit
+/// when it has English, kept otherwise.
+fn unit_of_cell<'a>(cell: &'a str, parts: &mut Vec<Part<'a>>) {
+    if cell.is_empty() {
+        return;
+    }
+    let middle = cell.trim();
+    let lead = &cell[..cell.len() - cell.trim_start().len()];
+    let tail = &cell[lead.len() + middle.len()..];
+    if !lead.is_empty() {
+        parts.push(Part::Keep(lead));
+    }
+    if !middle.is_empty() {
+        if has_english(middle) {
+            parts.push(Part::Unit(unit(middle)));
+        } else {
+            parts.push(Part::Keep(middle));
+        }
+    }
+    if !tail.is_empty() {
+        parts.push(Part::Keep(tail));
+    }
+}
+
+/// The unit of `text`: each link, Japanese run and code span replaced by a placeholder.
+/// Text that already holds something like a placeholder gets none (so its translation is
+/// always done piece by piece).
+fn unit(text: &str) -> Unit<'_> {
+    let mut template = String::with_capacity(text.len());
+    let mut spans = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        let rest = &text[at..];
+        match kept_span(rest) {
+            Some(length) => {
+                template.push_str(&placeholder(spans.len()));
+                spans.push(&rest[..length]);
+                at += length;
+            }
+            None => {
+                let c = rest.chars().next().unwrap_or(' ');
+                template.push(c);
+                at += c.len_utf8();
+            }
+        }
+    }
+    let restorable = !text
+        .as_bytes()
+        .windows(2)
+        .any(|pair| pair[0] == b'X' && pair[1].is_ascii_digit());
+    Unit {
+        source: text,
+        template,
+        spans,
+        restorable,
+    }
+}
+
+/// The span kept at the start of `rest`, if one starts there: a link, a run of Japanese,
+/// an inline code span.
+fn kept_span(rest: &str) -> Option<usize> {
+    if rest.starts_with("[[") {
+        return rest.find("]]").map(|end| end + 2);
+    }
+    if rest.starts_with('`') {
+        return Some(code_span(rest));
+    }
+    let japanese = rest
+        .char_indices()
+        .find(|(_, c)| !is_japanese(*c))
+        .map_or(rest.len(), |(end, _)| end);
+    (japanese > 0).then_some(japanese)
+}
+
+fn placeholder(index: usize) -> String {
+    format!("X{}", index + 1)
+}
+
+/// Where `token` stands on its own in `text` (not inside a longer word or number).
+fn token_positions(text: &str, token: &str) -> Vec<usize> {
+    text.match_indices(token)
+        .filter(|(at, _)| {
+            let before = text[..*at].chars().next_back();
+            let after = text[at + token.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+        .map(|(at, _)| at)
+        .collect()
+}
+
+fn is_rule(line: &str) -> bool {
+    line.chars()
+        .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '*' | '_' | '='))
+}
+
+/// One piece of a text cut for translation piece by piece.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Piece<'a> {
     /// Sent back as is.
@@ -53,10 +242,7 @@ fn segment_line<'a>(line: &'a str, pieces: &mut Vec<Piece<'a>>) {
         return;
     }
     // A table rule (`|---|:--:|`) or a horizontal rule carries no words.
-    if line
-        .chars()
-        .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '*' | '_' | '='))
-    {
+    if is_rule(line) {
         pieces.push(Piece::Keep(line));
         return;
     }
@@ -310,6 +496,62 @@ mod tests {
             assert!(translated(text).is_empty(), "{text}");
             assert_eq!(round_trip(text), text);
         }
+    }
+
+    fn restored(text: &str, translate: impl Fn(&str) -> String) -> String {
+        units(text)
+            .into_iter()
+            .map(|part| match part {
+                Part::Keep(kept) => kept.to_owned(),
+                Part::Unit(unit) => unit
+                    .restore(&translate(&unit.template))
+                    .expect("restorable"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn units_carry_placeholders_for_kept_spans() {
+        let text = "## [[a|黄巾の乱]] (Yellow Turban Rebellion)\n| [[b|卑弥呼]] | ひみこ | Queen of Wa |\n|---|\nWhat does [[c|意味]] mean?";
+        let templates: Vec<String> = units(text)
+            .into_iter()
+            .filter_map(|part| match part {
+                Part::Unit(unit) => Some(unit.template),
+                Part::Keep(_) => None,
+            })
+            .collect();
+        assert_eq!(
+            templates,
+            [
+                "X1 (Yellow Turban Rebellion)",
+                "Queen of Wa",
+                "What does X1 mean?"
+            ]
+        );
+        assert_eq!(restored(text, str::to_owned), text);
+        let moved = restored("What does [[c|意味]] mean?", |_| {
+            "O que X1 significa?".to_owned()
+        });
+        assert_eq!(moved, "O que [[c|意味]] significa?");
+    }
+
+    #[test]
+    fn a_lost_placeholder_is_not_restored() {
+        let [Part::Unit(unit)] = &units("Read [[a|本]] and [[b|日]] aloud.")[..] else {
+            panic!("one unit");
+        };
+        assert_eq!(unit.template, "Read X1 and X2 aloud.");
+        assert_eq!(
+            unit.restore("Leia X1 e X2 em voz alta."),
+            Some("Leia [[a|本]] e [[b|日]] em voz alta.".into())
+        );
+        assert_eq!(unit.restore("Leia X1 em voz alta."), None);
+        assert_eq!(unit.restore("Leia X1, X1 e X2."), None);
+        assert_eq!(unit.restore("Leia X12 e X2."), None);
+        let [Part::Unit(clash)] = &units("Model X1 and [[a|本]]")[..] else {
+            panic!("one unit");
+        };
+        assert_eq!(clash.restore("Modelo X1 e X1"), None);
     }
 
     #[test]
