@@ -300,7 +300,82 @@ async fn snapshot_and_tail_equal_a_full_replay(backend: Backend) {
     assert!(snapshot.version >= 11_000, "{}", snapshot.version);
 }
 
+/// Twenty charges from five accounts all claiming the same localization stream at once,
+/// over every biller, with no lease in front: exactly one is written with its claim,
+/// every other is refused `ClaimTaken` with nothing charged.
+async fn one_claim_wins_and_the_others_charge_nothing(backend: Backend) {
+    use manabi_ledger::{ChargeTicket, ExpectedVersion, NewEvent, StreamAppend, StreamName};
+    use manabi_schemas::events::{EventMetadata, LedgerEvent, LocalizationGenerated};
+    let db = fresh_db(backend).await;
+    let (store, billers) = billers(&db, backend).await;
+    let mut callers = Vec::new();
+    for _ in 0..5 {
+        let funded = funded_account(&store, 100).await;
+        callers.push((funded.account_id, caller(&billers[0], &funded).await));
+    }
+    let stream = StreamName::new("localization-grammar-dake-pt");
+    let tasks = (0..20).map(|n| {
+        let biller = billers[n % billers.len()].clone();
+        let (account_id, caller) = callers[n % callers.len()];
+        let stream = stream.clone();
+        tokio::spawn(async move {
+            let request_id = format!("race-{n}");
+            let event = LocalizationGenerated {
+                document: "learnable".into(),
+                entry_id: "grammar-dake".into(),
+                locale: "pt".into(),
+                account_id,
+                request_id: request_id.clone(),
+                content: serde_json::json!({"id": "grammar-dake", "n": n}),
+                generators: serde_json::json!([]),
+                generation_ms: 1,
+            };
+            let claim = StreamAppend {
+                stream,
+                expected: ExpectedVersion::NoStream,
+                events: vec![NewEvent::new(
+                    LedgerEvent::LocalizationGenerated(event),
+                    EventMetadata::default(),
+                    Utc::now(),
+                )],
+            };
+            let mut request = read_request(n);
+            request.operation = "localizeLearnable".into();
+            request.resource_id = Some("grammar-dake@pt".into());
+            request.request_id = request_id;
+            request.points = Points::new(25).expect("positive");
+            biller
+                .charge_with_claim(&caller, request, ChargeTicket::new(), claim)
+                .await
+        })
+    });
+    let outcomes: Vec<_> = futures::future::join_all(tasks)
+        .await
+        .into_iter()
+        .map(|joined| joined.expect("task"))
+        .collect();
+    let won = outcomes.iter().filter(|outcome| outcome.is_ok()).count();
+    let taken = outcomes
+        .iter()
+        .filter(|outcome| matches!(outcome, Err(Refusal::ClaimTaken)))
+        .count();
+    assert_eq!((won, taken), (1, 19), "{outcomes:?}");
+    let mut spent = 0;
+    for (account_id, _) in &callers {
+        spent += 100
+            - load_account(&store, *account_id)
+                .await
+                .expect("loads")
+                .balance;
+    }
+    assert_eq!(spent, 25, "one generation charge in all");
+    let claims = store.read_stream(&stream, 0, 10).await.expect("reads");
+    assert_eq!(claims.len(), 1);
+    verify_read_models(&store).await;
+}
+
 support::on_both_backends!(
+    one_claim_wins_and_the_others_charge_nothing,
     snapshot_and_tail_equal_a_full_replay,
     a_snapshot_ahead_of_its_stream_is_ignored,
     six_hundred_calls_against_three_hundred_points,

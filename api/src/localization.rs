@@ -58,7 +58,8 @@ type Version = (String, Locale);
 /// The generators and the versions this process has seen.
 pub struct Localization {
     pub localizer: Localizer,
-    stored: RwLock<HashMap<Version, Arc<Value>>>,
+    /// Each version seen, as JSON text (a lesson in its raw markup).
+    stored: RwLock<HashMap<Version, Bytes>>,
     generating: Mutex<HashMap<Version, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -77,12 +78,12 @@ impl Localization {
         stored.contains_key(&(id.to_owned(), locale))
     }
 
-    fn cached(&self, id: &str, locale: Locale) -> Option<Arc<Value>> {
+    fn cached(&self, id: &str, locale: Locale) -> Option<Bytes> {
         let stored = self.stored.read().unwrap_or_else(|p| p.into_inner());
         stored.get(&(id.to_owned(), locale)).cloned()
     }
 
-    fn keep(&self, id: &str, locale: Locale, content: Arc<Value>) {
+    fn keep(&self, id: &str, locale: Locale, content: Bytes) {
         let mut stored = self.stored.write().unwrap_or_else(|p| p.into_inner());
         stored.insert((id.to_owned(), locale), content);
     }
@@ -122,7 +123,7 @@ pub fn stream_of(id: &str, locale: Locale) -> StreamName {
 }
 
 /// The version, from memory or the ledger; `None` while it was never generated.
-async fn find(state: &AppState, id: &str, locale: Locale) -> Result<Option<Arc<Value>>, ApiError> {
+async fn find(state: &AppState, id: &str, locale: Locale) -> Result<Option<Bytes>, ApiError> {
     let service = &state.localization;
     if let Some(content) = service.cached(id, locale) {
         return Ok(Some(content));
@@ -138,7 +139,7 @@ async fn find(state: &AppState, id: &str, locale: Locale) -> Result<Option<Arc<V
     else {
         return Ok(None);
     };
-    let content = Arc::new(generated.content);
+    let content = to_json(&generated.content)?;
     service.keep(id, locale, content.clone());
     Ok(Some(content))
 }
@@ -279,7 +280,7 @@ async fn generate(
         .await;
     match charged {
         Ok(receipt) => {
-            let content = Arc::new(content);
+            let content = to_json(&content)?;
             state.localization.keep(id, locale, content.clone());
             metrics::counter!("manabi_localizations_generated_total").increment(1);
             let mut answer = Answer::new(render(state, &content, request)?, false);
@@ -391,15 +392,19 @@ fn generators_json(fields_by: &[FieldsBy]) -> Value {
 }
 
 /// The stored version as the caller asked for it: a lesson's links rendered.
-fn render(state: &AppState, content: &Value, request: LocalizeRequest) -> Result<Bytes, ApiError> {
-    let json =
-        Bytes::from(serde_json::to_vec(content).map_err(|_| ApiError::new(ErrorCode::Internal))?);
+fn to_json(content: &Value) -> Result<Bytes, ApiError> {
+    serde_json::to_vec(content)
+        .map(Bytes::from)
+        .map_err(|_| ApiError::new(ErrorCode::Internal))
+}
+
+fn render(state: &AppState, json: &Bytes, request: LocalizeRequest) -> Result<Bytes, ApiError> {
     match request.kind {
-        DocumentKind::Learnable => Ok(json),
+        DocumentKind::Learnable => Ok(json.clone()),
         DocumentKind::Lesson => {
             let catalog = state.catalog()?;
             let label = |id: &str| catalog.label(id).map(str::to_owned);
-            render_lesson(&json, request.render, &label).map_err(|error| {
+            render_lesson(json, request.render, &label).map_err(|error| {
                 tracing::error!(%error, "a localized lesson is not valid JSON");
                 ApiError::new(ErrorCode::Internal)
             })

@@ -462,9 +462,11 @@ pub struct ServeOptions {
     /// Price of a search, in yen points.
     #[arg(long, env = "MANABI_PRICE_SEARCH_JPY", default_value_t = Prices::default().search_jpy)]
     pub price_search_jpy: i64,
-    /// Price of generating a localized version on a cache miss, in yen points.
+    /// Price of generating a localized version on a cache miss, in yen points (at least
+    /// 1: the generation is recorded with its charge).
     #[arg(long, env = "MANABI_PRICE_LOCALIZED_GENERATION_JPY",
-        default_value_t = Prices::default().localized_generation_jpy)]
+        default_value_t = Prices::default().localized_generation_jpy,
+        value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
     pub price_localized_generation_jpy: i64,
     /// Version of the price list above, recorded on every charge; bump it with the prices.
     #[arg(long, env = "MANABI_PRICE_LIST_VERSION", default_value_t = Prices::default().list_version)]

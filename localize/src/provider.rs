@@ -4,10 +4,9 @@
 //! authentication" and "Translate text"). Every failure is a [`TranslateError`] whose
 //! reason never carries the key.
 //!
-//! TLS: the workspace's `reqwest` has no TLS feature, which is enough for the tests (plain
-//! http on loopback). DeepL itself is https only (`https://api.deepl.com`,
-//! `https://api-free.deepl.com`): a deployment that talks to it needs reqwest's
-//! `rustls-tls` feature, and without it every request fails as `Unavailable`.
+//! TLS: DeepL is https only (`https://api.deepl.com`, `https://api-free.deepl.com`), so
+//! the workspace's `reqwest` carries `rustls-tls` (with its bundled web PKI roots); the
+//! tests' stand-in speaks plain http on loopback.
 
 use std::ops::Range;
 use std::sync::Arc;
