@@ -13,6 +13,7 @@
 # its own `manabi projector` process during the run, as in production.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 connections=${BENCH_CONNECTIONS:-64}
 duration=${BENCH_SECONDS:-20}
@@ -77,13 +78,7 @@ start_server() { # log name
         MANABI_KEYLESS_RATE_PER_SEC=0 MANABI_LOG=warn \
         "$binary" serve >"$work/$1.stdout" 2>"$work/$1.stderr" &
     server_pid=$!
-    base=
-    while :; do
-        base=$(sed -n 's/^manabi listening on //p' "$work/$1.stdout")
-        if [ -n "$base" ] && curl -fsS "$base/readyz" >/dev/null 2>&1; then break; fi
-        if ! kill -0 "$server_pid" 2>/dev/null; then cat "$work/$1.stderr" >&2; exit 1; fi
-        sleep 0.05
-    done
+    wait_ready "$1" "$server_pid"
 }
 
 cat >"$work/keys.lua" <<'LUA'

@@ -9,6 +9,7 @@
 #       localized read (free for the sample, like (a)), goal (d) >= 0.8 x (a).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 connections=${BENCH_CONNECTIONS:-64}
 duration=${BENCH_SECONDS:-20}
@@ -42,15 +43,9 @@ MANABI_BIND=127.0.0.1:0 MANABI_DATA_DIR="$work/var" MANABI_ARTIFACT="$artifact" 
     MANABI_KEYLESS_RATE_PER_SEC=0 MANABI_KEY_RATE_PER_SEC=0 MANABI_LOG=warn \
     MANABI_TRANSLATION_MODELS="$PWD/var/translation-models" \
     MANABI_TRANSLATION_TIMEOUT_MS=60000 MANABI_REQUEST_TIMEOUT_MS=90000 \
-    "$binary" serve >"$work/stdout" 2>"$work/stderr" &
+    "$binary" serve >"$work/server.stdout" 2>"$work/server.stderr" &
 server_pid=$!
-base=
-while :; do
-    base=$(sed -n 's/^manabi listening on //p' "$work/stdout")
-    if [ -n "$base" ] && curl -fsS "$base/readyz" >/dev/null 2>&1; then break; fi
-    if ! kill -0 "$server_pid" 2>/dev/null; then cat "$work/stderr" >&2; exit 1; fi
-    sleep 0.05
-done
+wait_ready server "$server_pid"
 
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 account=$("$binary" admin account create --email bench@example.com | json '["account_id"]')
@@ -98,15 +93,6 @@ curl -fsS -H "Authorization: Bearer $key" "$base/api/v1/learnables/$id?locale=pt
 
 # --- cached localized read vs English read ------------------------------------------
 run() { wrk -t"$threads" -c"$connections" -d"${duration}s" --latency "$2" >"$work/$1.wrk"; }
-field_rps() { awk '/^Requests\/sec:/ {print $2}' "$work/$1.wrk"; }
-field_pct() {
-    awk -v p="$2%" '$1 == p { v=$2;
-        if (v ~ /us$/) { sub(/us$/, "", v); v=v/1000 }
-        else if (v ~ /ms$/) { sub(/ms$/, "", v) }
-        else if (v ~ /s$/) { sub(/s$/, "", v); v=v*1000 }
-        printf "%.2f", v }' "$work/$1.wrk"
-}
-errors() { awk '/Non-2xx|Socket errors/ {print}' "$work/$1.wrk"; }
 run english "$base/api/v1/learnables/$id"
 run localized "$base/api/v1/learnables/$id?locale=pt"
 

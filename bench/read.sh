@@ -17,6 +17,7 @@
 # same code as the full index, without the ledger in the way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 connections=${BENCH_CONNECTIONS:-64}
 duration=${BENCH_SECONDS:-20}
@@ -66,13 +67,7 @@ start_serve() { # name artifact: starts a server, waits for /readyz; sets pid an
         MANABI_KEYLESS_RATE_PER_SEC=0 MANABI_LOG=warn \
         "$binary" serve >"$work/$1.stdout" 2>"$work/$1.stderr" &
     pid=$!
-    base=
-    while :; do
-        base=$(sed -n 's/^manabi listening on //p' "$work/$1.stdout")
-        if [ -n "$base" ] && curl -fsS "$base/readyz" >"$work/$1.readyz" 2>/dev/null; then break; fi
-        if ! kill -0 "$pid" 2>/dev/null; then cat "$work/$1.stderr" >&2; exit 1; fi
-        sleep 0.01
-    done
+    wait_ready "$1" "$pid"
 }
 started_ns=$(date +%s%N)
 start_serve read "$artifact"
@@ -154,16 +149,6 @@ cmp -s "$work/body.json" <(curl -fsS "$nginx_url") || { echo "nginx body differs
 run() { # name url [lua script]
     wrk -t"$threads" -c"$connections" -d"${duration}s" --latency ${3:+-s "$3"} "$2" >"$work/$1.wrk"
 }
-field_rps() { awk '/^Requests\/sec:/ {print $2}' "$work/$1.wrk"; }
-# wrk prints latencies as 1.23ms / 456.78us / 1.02s; convert to ms.
-field_pct() {
-    awk -v p="$2%" '$1 == p { v=$2;
-        if (v ~ /us$/) { sub(/us$/, "", v); v=v/1000 }
-        else if (v ~ /ms$/) { sub(/ms$/, "", v) }
-        else if (v ~ /s$/) { sub(/s$/, "", v); v=v*1000 }
-        printf "%.2f", v }' "$work/$1.wrk"
-}
-errors() { awk '/Non-2xx|Socket errors/ {print}' "$work/$1.wrk"; }
 failed_runs=()
 
 run read "$read_url"

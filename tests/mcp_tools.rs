@@ -340,7 +340,7 @@ async fn the_sdk_client_lists_six_read_only_tools_with_the_rest_bounds() {
     );
     assert_eq!(
         tools[1].input_schema["properties"]["locale"]["pattern"],
-        "^[A-Za-z]{2}$"
+        manabi_schemas::params::Locale::pattern()
     );
     client.cancel().await.expect("close");
 }

@@ -20,9 +20,9 @@ use manabi_ledger::{
     ChargeRequest, EventStore, ExpectedVersion, NewEvent, Points, Refusal, StreamAppend, StreamName,
 };
 use manabi_localize::{DocumentKind, FieldsBy, LocalizeError, Localizer, TranslateError};
-use manabi_schemas::ErrorCode;
 use manabi_schemas::events::{EventMetadata, LedgerEvent, LocalizationGenerated};
 use manabi_schemas::params::{Locale, Render};
+use manabi_schemas::{ErrorCode, LocalizedFields};
 use serde_json::{Value, json};
 
 use crate::answer::Answer;
@@ -366,29 +366,25 @@ fn with_citations(mut content: Value, locale: Locale, fields_by: &[FieldsBy]) ->
         }
     }
     if let Some(object) = content.as_object_mut() {
-        object.insert(
-            "localization".to_owned(),
-            json!({ "locale": locale.as_str(), "generators": generators_json(fields_by) }),
-        );
+        let localization =
+            json!({ "locale": locale.as_str(), "generators": generators_json(fields_by) });
+        object.insert("localization".to_owned(), localization);
     }
     content
 }
 
 fn generators_json(fields_by: &[FieldsBy]) -> Value {
-    Value::Array(
-        fields_by
-            .iter()
-            .map(|by| {
-                json!({
-                    "kind": by.generator.kind.as_str(),
-                    "name": by.generator.name,
-                    "version": by.generator.version,
-                    "model": by.generator.model,
-                    "fields": by.fields,
-                })
-            })
-            .collect(),
-    )
+    let generators: Vec<LocalizedFields> = fields_by
+        .iter()
+        .map(|by| LocalizedFields {
+            kind: by.generator.kind.as_str().to_owned(),
+            name: by.generator.name.clone(),
+            version: by.generator.version.clone(),
+            model: by.generator.model.clone(),
+            fields: by.fields.clone(),
+        })
+        .collect();
+    serde_json::to_value(generators).unwrap_or_default()
 }
 
 /// The stored version as the caller asked for it: a lesson's links rendered.

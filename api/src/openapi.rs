@@ -10,7 +10,7 @@ use utoipa::openapi::{ContentBuilder, Ref, schema};
 use utoipa::{Modify, OpenApi};
 
 use manabi_schemas::params::{Render, SearchType};
-use manabi_schemas::{ErrorEnvelope, RelationshipKind};
+use manabi_schemas::{ErrorEnvelope, Localization, RelationshipKind};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -26,7 +26,7 @@ use manabi_schemas::{ErrorEnvelope, RelationshipKind};
             OAuth protected-resource metadata at `/.well-known/oauth-protected-resource`).",
         license(name = "Apache-2.0"),
     ),
-    components(schemas(ErrorEnvelope, SearchType, Render, RelationshipKind)),
+    components(schemas(ErrorEnvelope, SearchType, Render, RelationshipKind, Localization)),
     tags(
         (name = "discovery", description = "What the service offers and costs"),
         (name = "learnables", description = "Kanji, vocabulary, grammar, kana, radicals, history"),
@@ -48,7 +48,62 @@ pub fn finish(mut openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi
     KeySchemes.modify(&mut openapi);
     IdempotencyKeys.modify(&mut openapi);
     ConditionalReads.modify(&mut openapi);
+    LocalizedDocuments.modify(&mut openapi);
+    LocaleCodes.modify(&mut openapi);
     openapi
+}
+
+/// The `locale` parameter's pattern lists every ISO 639-1 code in any case (too long to
+/// write in the handlers' attributes), so a schema-valid code is always accepted.
+struct LocaleCodes;
+
+impl Modify for LocaleCodes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let pattern = manabi_schemas::params::Locale::pattern();
+        for path in ["/api/v1/learnables/{id}", "/api/v1/lessons/{id}"] {
+            let Some(operation) = get_operation(openapi, path) else {
+                continue;
+            };
+            for parameter in operation.parameters.iter_mut().flatten() {
+                if parameter.name == "locale"
+                    && let Some(utoipa::openapi::RefOr::T(schema::Schema::Object(object))) =
+                        parameter.schema.as_mut()
+                {
+                    object.pattern = Some(pattern.clone());
+                }
+            }
+        }
+    }
+}
+
+/// A learnable or lesson read with `locale` carries `localization`: the documents'
+/// schemas get it as an optional member.
+struct LocalizedDocuments;
+
+impl Modify for LocalizedDocuments {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let Some(components) = openapi.components.as_mut() else {
+            return;
+        };
+        for name in ["Learnable", "LessonDocument"] {
+            let Some(utoipa::openapi::RefOr::T(document)) = components.schemas.get_mut(name) else {
+                continue;
+            };
+            let member = utoipa::openapi::RefOr::Ref(Ref::from_schema_name("Localization"));
+            match document {
+                schema::Schema::Object(object) => {
+                    object.properties.insert("localization".to_owned(), member);
+                }
+                schema::Schema::AllOf(all_of) => {
+                    let object = schema::ObjectBuilder::new()
+                        .property("localization", member)
+                        .build();
+                    all_of.items.push(object.into());
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 /// The GET operation of `path` in the description, once the router has added it.

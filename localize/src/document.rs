@@ -390,11 +390,7 @@ impl Collector<'_> {
 
     /// Example sentences: the Tatoeba translation in the locale when the corpus has one.
     fn examples(&mut self, pointer: &str, field: &'static str) {
-        let count = self
-            .doc
-            .pointer(pointer)
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
+        let count = self.len_of(pointer);
         for index in 0..count {
             let example = format!("{pointer}/{index}");
             let native = self
@@ -464,13 +460,17 @@ impl Collector<'_> {
         }
     }
 
-    /// Each string of an array member.
-    fn each(&mut self, pointer: &str, field: &'static str) {
-        let count = self
-            .doc
+    /// The length of the array at `pointer`; 0 when there is none.
+    fn len_of(&self, pointer: &str) -> usize {
+        self.doc
             .pointer(pointer)
             .and_then(Value::as_array)
-            .map_or(0, Vec::len);
+            .map_or(0, Vec::len)
+    }
+
+    /// Each string of an array member.
+    fn each(&mut self, pointer: &str, field: &'static str) {
+        let count = self.len_of(pointer);
         for index in 0..count {
             self.text(&format!("{pointer}/{index}"), field);
         }

@@ -92,3 +92,25 @@ pub struct CreditPacks {
     pub currency: String,
     pub packs: Vec<CreditPack>,
 }
+
+/// How a localized document was made (`localization` of a learnable or lesson read with
+/// `locale`): which generator produced which fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Localization {
+    /// The ISO 639-1 code of the document's language.
+    pub locale: String,
+    pub generators: Vec<LocalizedFields>,
+}
+
+/// One generator of a localized document and the fields it produced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct LocalizedFields {
+    /// `dictionary-native`, `embedded` or `provider`.
+    pub kind: String,
+    pub name: String,
+    pub version: String,
+    /// The model, dictionary or provider language code used, when there is one.
+    pub model: Option<String>,
+    /// Dotted field paths, e.g. `grammar.examples.english`.
+    pub fields: Vec<String>,
+}

@@ -16,7 +16,10 @@ pub mod params;
 pub mod relationship;
 pub mod vocabulary;
 
-pub use discovery::{CreditPack, CreditPacks, Discovery, FairUse, LocaleSupport, Mode, Pricing};
+pub use discovery::{
+    CreditPack, CreditPacks, Discovery, FairUse, LocaleSupport, Localization, LocalizedFields,
+    Mode, Pricing,
+};
 pub use envelope::{
     Billing, JourneyDocument, LessonDocument, SearchResults, Success, WorldDocument, Worlds,
 };

@@ -148,8 +148,21 @@ pub struct Locale([u8; 2]);
 impl Locale {
     /// The canonical locale every entry is written in.
     pub const ENGLISH: Locale = Locale(*b"en");
-    /// The OpenAPI `pattern` of a locale.
-    pub const PATTERN: &'static str = "^[A-Za-z]{2}$";
+    /// The OpenAPI and JSON Schema `pattern` of a locale: every ISO 639-1 code, in any
+    /// case (`^([Aa][Aa]|[Aa][Bb]|…)$`), so a schema-valid code is one `parse` accepts.
+    pub fn pattern() -> String {
+        let letters = b'a'..=b'z';
+        let alternatives: Vec<String> = letters
+            .clone()
+            .flat_map(|first| letters.clone().map(move |second| [first, second]))
+            .filter_map(|code| Locale::parse(std::str::from_utf8(&code).ok()?).ok())
+            .map(|locale| {
+                let class = |c: u8| format!("[{}{}]", c.to_ascii_uppercase() as char, c as char);
+                format!("{}{}", class(locale.0[0]), class(locale.0[1]))
+            })
+            .collect();
+        format!("^({})$", alternatives.join("|"))
+    }
 
     pub fn parse(text: &str) -> Result<Self, ParamError> {
         let [first, second] = text.as_bytes() else {
@@ -377,6 +390,14 @@ mod tests {
         assert!(Locale::parse("EN").unwrap().is_canonical());
         assert_eq!(Locale::parse("Pt").unwrap().as_str(), "pt");
         assert_eq!(Locale::parse("pt").unwrap().english_name(), "Portuguese");
+        let pattern = Locale::pattern();
+        assert!(pattern.starts_with("^([Aa][Aa]|[Aa][Bb]|"), "{pattern}");
+        assert!(pattern.contains("|[Pp][Tt]|") && !pattern.contains("[Qq][Qq]"));
+        assert_eq!(
+            pattern.matches('|').count() + 1,
+            184,
+            "ISO 639-1 has 184 codes"
+        );
         for bad in ["e", "eng", "e1", "", "é", "xx", "QQ"] {
             assert!(Locale::parse(bad).is_err(), "{bad}");
         }

@@ -78,7 +78,7 @@ fn locale_property() -> Value {
         "description": "ISO 639-1 content locale, any case; `en` (the default) is canonical. Another locale is generated on the first request (25 points, once) and read by everyone after for 1; discovery lists the supported locales.",
         "minLength": 2,
         "maxLength": 2,
-        "pattern": Locale::PATTERN,
+        "pattern": Locale::pattern(),
         "default": "en",
     })
 }
