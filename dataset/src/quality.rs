@@ -2,15 +2,18 @@
 //! problems) and `stats` (the figures): the editors' beginner core is present at its level
 //! (its ungraded words present without one), no name-only kanji has a JLPT level, every
 //! jōyō kanji has a level or a recorded reason, every ungraded vocabulary entry has a
-//! reason tag, and the frequent content words of wordfreq's list are covered.
+//! reason tag, and the frequent content words of wordfreq's list are covered; and the
+//! look-alike rules ([`lookalikes`]): enough JLPT kanji have one, every pair is symmetric
+//! and none joins a kanji to itself or to a compatibility duplicate.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use manabi_schemas::{LearnableSummary, LearnableType};
 use serde_json::Value;
 
 use crate::build::UNMATCHED_COUNT;
 use crate::kanji::levels::REASON_TAGS;
+use crate::kanji::similar::JLPT_WITH_SIMILAR_PERCENT_MIN;
 use crate::vocabulary::core::{self, CoreWord};
 use crate::vocabulary::frequency::{self, COVERAGE_PERCENT_MIN, FREQUENT_TAG};
 use manabi_artifact::Artifact;
@@ -281,6 +284,78 @@ fn kanji_levels(artifact: &Artifact, quality: &mut LevelQuality) {
     }
 }
 
+const VISUALLY_SIMILAR: &str = "visually-similar";
+
+/// CJK compatibility ideographs duplicate a unified kanji (穀 U+FA54 is 穀).
+fn is_compatibility_form(label: &str) -> bool {
+    label
+        .chars()
+        .any(|c| matches!(c, '\u{F900}'..='\u{FAFF}' | '\u{2F800}'..='\u{2FA1F}'))
+}
+
+/// The look-alike figures (`kanji_jlpt`, `kanji_jlpt_with_similar`, pair counts) and
+/// their problems: coverage under the minimum, a one-way pair, a kanji paired with
+/// itself or with a compatibility duplicate.
+pub fn lookalikes(artifact: &Artifact) -> LevelQuality {
+    let mut quality = LevelQuality::default();
+    let pairs: BTreeSet<(&str, &str)> = artifact
+        .relations
+        .iter()
+        .filter(|relation| relation.kind == VISUALLY_SIMILAR)
+        .map(|relation| (relation.from.as_str(), relation.to.as_str()))
+        .collect();
+    let labels: BTreeMap<&str, &str> = artifact
+        .learnables
+        .iter()
+        .filter_map(|l| Some((l.summary.id.as_str(), l.summary.label.as_deref()?)))
+        .collect();
+    let (mut asymmetric, mut unfit) = (0, 0);
+    for &(from, to) in &pairs {
+        if !pairs.contains(&(to, from)) {
+            asymmetric += 1;
+            quality
+                .problems
+                .push(format!("look-alike {from} → {to} has no way back"));
+        }
+        let duplicate = [from, to].iter().any(|id| {
+            labels
+                .get(id)
+                .is_some_and(|label| is_compatibility_form(label))
+        });
+        if from == to || duplicate {
+            unfit += 1;
+            quality.problems.push(format!(
+                "look-alike {from} → {to} pairs a kanji with itself"
+            ));
+        }
+    }
+    let with_similar: BTreeSet<&str> = pairs.iter().map(|(from, _)| *from).collect();
+    let jlpt: Vec<&str> = artifact
+        .learnables
+        .iter()
+        .filter(|l| l.summary.kind == LearnableType::Kanji && l.summary.jlpt_level.is_some())
+        .map(|l| l.summary.id.as_str())
+        .collect();
+    let covered = jlpt.iter().filter(|id| with_similar.contains(*id)).count();
+    if covered * 100 < jlpt.len() * JLPT_WITH_SIMILAR_PERCENT_MIN {
+        quality.problems.push(format!(
+            "look-alikes: {covered} of {} JLPT kanji have one, under {JLPT_WITH_SIMILAR_PERCENT_MIN}%",
+            jlpt.len()
+        ));
+    }
+    let figures = [
+        ("kanji_jlpt", jlpt.len()),
+        ("kanji_jlpt_with_similar", covered),
+        ("visually_similar_pairs", pairs.len()),
+        ("visually_similar_asymmetric", asymmetric),
+        ("visually_similar_self", unfit),
+    ];
+    for (key, value) in figures {
+        quality.figures.insert(key.to_string(), value);
+    }
+    quality
+}
+
 /// How many entries the level lists disagree on (their `jlpt_level` cross-check).
 fn vocabulary_levels(artifact: &Artifact, quality: &mut LevelQuality) {
     let mut checked = 0;
@@ -401,5 +476,50 @@ mod tests {
                 .any(|p| p.contains("父 ちち: no vocabulary entry"))
         );
         assert!(measured.figures["beginner_core_present"] < measured.figures["beginner_core_rows"]);
+    }
+
+    fn similar(from: &str, to: &str) -> manabi_schemas::Relation {
+        manabi_schemas::Relation {
+            from: from.to_owned(),
+            to: to.to_owned(),
+            kind: VISUALLY_SIMILAR.to_owned(),
+            basis: "derived: same-body-other-radical".to_owned(),
+        }
+    }
+
+    #[test]
+    fn look_alikes_below_the_minimum_one_way_or_self_are_problems() {
+        let mut kanji_ids = Vec::new();
+        for (literal, level) in [
+            ("待", Some(3)),
+            ("持", Some(4)),
+            ("侍", Some(1)),
+            ("峙", None),
+        ] {
+            let mut found = kanji(literal, level, "joyo");
+            found.summary.id = format!("kanji-{literal}");
+            kanji_ids.push(found);
+        }
+        let mut measured = artifact(kanji_ids);
+        measured.relations = vec![
+            similar("kanji-待", "kanji-持"),
+            similar("kanji-持", "kanji-待"),
+        ];
+        let found = lookalikes(&measured);
+        assert_eq!(found.figures["kanji_jlpt"], 3);
+        assert_eq!(found.figures["kanji_jlpt_with_similar"], 2);
+        assert_eq!(
+            found.problems.len(),
+            1,
+            "2 of 3 is under 80%: {:?}",
+            found.problems
+        );
+        measured.relations.push(similar("kanji-侍", "kanji-峙"));
+        measured.relations.push(similar("kanji-侍", "kanji-侍"));
+        let found = lookalikes(&measured);
+        assert_eq!(found.figures["kanji_jlpt_with_similar"], 3);
+        assert_eq!(found.figures["visually_similar_asymmetric"], 1);
+        assert_eq!(found.figures["visually_similar_self"], 1);
+        assert_eq!(found.problems.len(), 2, "{:?}", found.problems);
     }
 }

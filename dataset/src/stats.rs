@@ -32,7 +32,8 @@ pub struct Stats {
     /// `_present`, jōyō kanji graded or with a reason, non-jōyō kanji graded (must be 0),
     /// vocabulary entries whose level lists disagree, `vocabulary_rows_unmatched`, the
     /// ungraded core rows present, entries with a frequency rank and without a level, and
-    /// the frequent content words counted, present and listed.
+    /// the frequent content words counted, present and listed; and the look-alike figures
+    /// (`quality::lookalikes`): JLPT kanji with a look-alike, pairs one-way or self.
     pub quality: BTreeMap<String, usize>,
 }
 
@@ -194,7 +195,8 @@ pub fn stats(artifact: &Artifact) -> serde_json::Result<Stats> {
     counts.insert("journeys".to_string(), artifact.journeys.len());
     counts.insert("worlds".to_string(), artifact.worlds.len());
     let (relationship_types, history_relationship_types) = relationship_types(artifact);
-    let quality = crate::quality::levels(artifact).figures;
+    let mut quality = crate::quality::levels(artifact).figures;
+    quality.extend(crate::quality::lookalikes(artifact).figures);
     let mut coverage = tally.coverage();
     coverage.extend(frequent_shares(&quality));
     Ok(Stats {

@@ -171,9 +171,20 @@ fn check_teaching(artifact: &Artifact, problems: &mut Problems) {
 }
 
 /// The level rules: beginner core present at its level, no name-only kanji graded, every
-/// jōyō kanji graded or with a recorded reason (see `quality`).
+/// jōyō kanji graded or with a recorded reason (see `quality`); radicals' example kanji
+/// easiest level first.
 fn check_levels(artifact: &Artifact, problems: &mut Problems) {
     for problem in crate::quality::levels(artifact).problems {
+        problems.push(problem);
+    }
+    for problem in crate::radicals::check_example_order(artifact) {
+        problems.push(problem);
+    }
+}
+
+/// Look-alike kanji: coverage of the JLPT kanji, symmetric pairs, no self pairs.
+fn check_lookalikes(artifact: &Artifact, problems: &mut Problems) {
+    for problem in crate::quality::lookalikes(artifact).problems {
         problems.push(problem);
     }
 }
@@ -184,7 +195,7 @@ pub fn verify(artifact: &Artifact) -> Problems {
     if artifact.manifest.is_none() {
         problems.push("no manifest".to_string());
     }
-    let checks: [&dyn Fn(&mut Problems); 9] = [
+    let checks: [&dyn Fn(&mut Problems); 10] = [
         &|p| check_ids(artifact, p),
         &|p| check_relations(artifact, p),
         &|p| check_documents(artifact, p),
@@ -193,6 +204,7 @@ pub fn verify(artifact: &Artifact) -> Problems {
         &|p| check_raw_docs::<World>("world", &artifact.worlds, p),
         &|p| check_teaching(artifact, p),
         &|p| check_levels(artifact, p),
+        &|p| check_lookalikes(artifact, p),
         &|p| {
             crate::history::check::artifact(artifact)
                 .into_iter()

@@ -19,7 +19,8 @@ pub struct KanjiReadings {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SimilarKanji {
     pub literal: String,
-    /// `kanjium` (curated pair) or `derived` (shared components and close stroke count).
+    /// `kanjium` (curated pair) or `derived: <rule>` (KanjiVG parts and stroke counts; the
+    /// rules are listed in docs/dataset.md).
     pub basis: String,
 }
 

@@ -6,12 +6,14 @@ use std::collections::BTreeMap;
 /// One kanjium pair file: kanji → paired kanji, in the file's order.
 pub type Pairs = BTreeMap<String, Vec<String>>;
 
-/// The three pair lists the kanji builder uses.
+/// The pair lists the kanji builder uses.
 #[derive(Debug, Clone, Default)]
 pub struct Kanjium {
     pub lookalikes: Pairs,
     pub synonyms: Pairs,
     pub antonyms: Pairs,
+    /// Variant forms (旧字体, 異体字): never offered as look-alikes of each other.
+    pub variants: Pairs,
 }
 
 pub fn parse_pairs(json: &str) -> serde_json::Result<Pairs> {

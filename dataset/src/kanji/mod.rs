@@ -5,15 +5,15 @@
 //! tanos lists in kanji-lists and KANJIDIC2's old level (see [`levels`]); kanji-lists
 //! gives the jōyō/jinmeiyō membership and kyōiku grades (cross-checked against KANJIDIC2's
 //! grade); KRADFILE-u the components; kanjium the curated look-alikes,
-//! synonyms and antonyms; KanjiVG the stroke paths (kept for JLPT kanji) and a second
-//! stroke count.
+//! synonyms and antonyms; KanjiVG the stroke paths (kept for JLPT kanji), a second
+//! stroke count and the parts the derived look-alike rules compare ([`similar`]).
 
 pub mod kanjidic;
 pub mod kanjium;
 pub mod kradfile;
 pub mod levels;
 pub mod lists;
-mod similar;
+pub mod similar;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -62,6 +62,8 @@ pub struct KanjiSources {
     pub components: BTreeMap<char, Vec<String>>,
     pub kanjium: Kanjium,
     pub radicals: Vec<RadicalRow>,
+    /// KanjiVG's top-level parts per kanji (see [`kanjivg::Layout`]).
+    pub layouts: BTreeMap<char, kanjivg::Layout>,
 }
 
 fn read(ctx: &BuildContext, key: &str, relative: &str) -> anyhow::Result<String> {
@@ -120,7 +122,25 @@ fn load_kanjium(ctx: &BuildContext) -> anyhow::Result<Kanjium> {
         lookalikes: pairs("lookalikes")?,
         synonyms: pairs("synonyms")?,
         antonyms: pairs("antonyms")?,
+        variants: pairs("variants")?,
     })
+}
+
+fn load_layouts(
+    ctx: &BuildContext,
+    entries: &[KanjidicEntry],
+) -> anyhow::Result<BTreeMap<char, kanjivg::Layout>> {
+    let dir = ctx.source_dir("kanjivg");
+    let mut layouts = BTreeMap::new();
+    for literal in entries
+        .iter()
+        .filter_map(|entry| entry.literal.chars().next())
+    {
+        if let Some(layout) = kanjivg::layout_of(&dir, literal)? {
+            layouts.insert(literal, layout);
+        }
+    }
+    Ok(layouts)
 }
 
 impl KanjiSources {
@@ -143,6 +163,7 @@ impl KanjiSources {
         sources.components = kradfile::parse(krad)?;
         sources.kanjium = load_kanjium(ctx)?;
         sources.radicals = radicals::table()?;
+        sources.layouts = load_layouts(ctx, &sources.entries)?;
         Ok(sources)
     }
 
@@ -278,7 +299,7 @@ fn citations(
                 .cite(Some(literal.to_string()), &["components"]),
         );
     }
-    let kanjium_fields = kanjium_fields(&sources.kanjium, &entry.literal);
+    let kanjium_fields = kanjium_fields(&sources.kanjium, &entry.literal, &extras.similar);
     if !kanjium_fields.is_empty() {
         cited.push(
             ctx.pin("kanjium")?
@@ -288,7 +309,7 @@ fn citations(
     if extras
         .similar
         .iter()
-        .any(|similar| similar.basis == similar::DERIVED)
+        .any(|similar| similar.basis.starts_with(similar::DERIVED))
     {
         cited.push(crate::editors::cite(
             Some("similar-rule".to_string()),
@@ -309,9 +330,10 @@ fn citations(
     Ok(cited)
 }
 
-fn kanjium_fields(kanjium: &Kanjium, literal: &str) -> Vec<&'static str> {
+fn kanjium_fields(kanjium: &Kanjium, literal: &str, similar: &[SimilarKanji]) -> Vec<&'static str> {
     let mut fields = Vec::new();
-    if kanjium.lookalikes.contains_key(literal) {
+    // A pair kanjium lists under the other kanji counts too: look-alikes are symmetric.
+    if similar.iter().any(|known| known.basis == similar::KANJIUM) {
         fields.push("similar");
     }
     if kanjium.synonyms.contains_key(literal) {

@@ -135,6 +135,17 @@ pub fn journey(journey: &Journey) -> Vec<String> {
             "journey {id}: path ending at {node} has no outcome"
         ));
     }
+    let examples: Vec<&str> = journey
+        .outcomes
+        .iter()
+        .filter_map(|outcome| cited_examples(&outcome.can_do))
+        .collect();
+    if examples.len() > 1 && examples.iter().skip(1).any(|e| *e == examples[0]) {
+        problems.push(format!(
+            "journey {id}: its tracks' outcomes cite the same entries ({}); each must cite its own track",
+            examples[0]
+        ));
+    }
     for point in &journey.branch_points {
         if !nodes.contains(point.after.as_str()) {
             problems.push(format!(
@@ -154,6 +165,13 @@ pub fn journey(journey: &Journey) -> Vec<String> {
         }
     }
     problems
+}
+
+/// The entries an outcome names as examples: what follows "such as" up to the next comma
+/// or full stop.
+fn cited_examples(can_do: &str) -> Option<&str> {
+    let after = can_do.split_once("such as ")?.1;
+    Some(after.split([',', '.']).next().unwrap_or(after))
 }
 
 /// Problems across all documents: every lesson in a journey and in a known world, every

@@ -159,7 +159,12 @@ fn journey(
                 label: items::track_name(branch[0].kind, branch[0].track).to_string(),
                 lesson: branch[0].id.clone(),
             });
-            let mut finished = vec![trunk.clone()];
+            // The outcome speaks of the track's own entries: the trunk counts only for
+            // the branch that continues its track.
+            let mut finished = Vec::new();
+            if trunk.track == branch[0].track && trunk.kind == branch[0].kind {
+                finished.push(trunk.clone());
+            }
             finished.extend(branch.iter().cloned());
             outcomes.push(Outcome {
                 after: branch.last().map(|l| l.id.clone()).unwrap_or_default(),

@@ -100,6 +100,30 @@ fn the_journey_check_catches_a_cycle() {
 }
 
 #[test]
+fn each_track_outcome_cites_its_own_entries() {
+    let built = content(&learnables());
+    let two_tracks: Vec<&Journey> = built
+        .journeys
+        .iter()
+        .map(|j| &j.doc)
+        .filter(|j| j.outcomes.len() == 2)
+        .collect();
+    for journey in &two_tracks {
+        assert!(check::journey(journey).is_empty(), "{}", journey.id);
+    }
+    let Some(journey) = two_tracks.first() else {
+        return;
+    };
+    let mut copied = (*journey).clone();
+    copied.outcomes[1].can_do = copied.outcomes[0].can_do.clone();
+    let problems = check::journey(&copied);
+    assert!(
+        problems.iter().any(|p| p.contains("own track")),
+        "{problems:?}"
+    );
+}
+
+#[test]
 fn a_broken_link_is_reported() {
     let built = content(&learnables());
     let mut lesson = built.lessons[0].doc.clone();

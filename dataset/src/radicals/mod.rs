@@ -108,9 +108,10 @@ fn examples_by_radical(inputs: &BuildInputs<'_>) -> BTreeMap<u8, Vec<String>> {
         let Some(number) = kanji.radical_number else {
             continue;
         };
-        let level_rank = learnable.jlpt_level.map_or(0, |level| 6 - level);
+        // N5 (level 5) first, N1 next to last, kanji without a level last.
+        let difficulty = learnable.jlpt_level.map_or(5, |level| 5 - level.min(5));
         let frequency = kanji.frequency_rank.unwrap_or(u32::MAX);
-        let rank = (u8::MAX - level_rank, frequency, kanji.literal.clone());
+        let rank = (difficulty, frequency, kanji.literal.clone());
         ranked.entry(number).or_default().push(rank);
     }
     ranked
@@ -232,6 +233,45 @@ pub fn radical_relations(kanji_id: &str, number: u8) -> [Relation; 2] {
             basis: "kanjidic2".to_string(),
         },
     ]
+}
+
+/// `verify`: each radical's example kanji run from the easiest JLPT level to the hardest,
+/// kanji without a level last.
+pub fn check_example_order(artifact: &manabi_artifact::Artifact) -> Vec<String> {
+    let difficulty: BTreeMap<&str, u8> = artifact
+        .learnables
+        .iter()
+        .filter(|entry| entry.summary.kind == LearnableType::Kanji)
+        .filter_map(|entry| {
+            let label = entry.summary.label.as_deref()?;
+            Some((label, entry.summary.jlpt_level.map_or(5, |l| 5 - l.min(5))))
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for entry in &artifact.learnables {
+        if entry.summary.kind != LearnableType::Radical {
+            continue;
+        }
+        let Ok(doc) = serde_json::from_str::<serde_json::Value>(&entry.json) else {
+            continue;
+        };
+        let examples = doc["radical"]["example_kanji"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let ranks: Vec<u8> = examples
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .map(|kanji| difficulty.get(kanji).copied().unwrap_or(5))
+            .collect();
+        if ranks.windows(2).any(|pair| pair[0] > pair[1]) {
+            problems.push(format!(
+                "radical {}: example kanji not ordered easiest level first",
+                entry.summary.id
+            ));
+        }
+    }
+    problems
 }
 
 #[cfg(test)]
