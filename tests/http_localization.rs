@@ -6,11 +6,9 @@
 
 use manabi_tests as common;
 
-use std::process::Command;
-
 use common::deepl::{FakeDeepl, Mode};
 use common::ledger::{Backend, TestDb, fresh_db, store, verified_when_caught_up};
-use common::{TestApp, admin, assert_error, committed_artifact, funded_key, manabi_binary};
+use common::{TestApp, admin, assert_error, committed_artifact, funded_key};
 use serde_json::Value;
 
 /// A grammar point of the keyless sample, with English examples and notes.
@@ -30,20 +28,13 @@ fn serve(database_url: &str, deepl: &FakeDeepl, dir: &std::path::Path) -> TestAp
 fn serve_with(database_url: &str, dir: &std::path::Path, env: &[(&str, &str)]) -> TestApp {
     let artifact = committed_artifact().expect("the committed dataset artifact");
     std::fs::create_dir_all(dir).expect("data dir");
-    let mut command = Command::new(manabi_binary());
+    let mut command = common::serve_command(dir, &artifact);
     command
-        .arg("serve")
-        .env("MANABI_BIND", "127.0.0.1:0")
-        .env("MANABI_DATA_DIR", dir.join("var"))
-        .env("MANABI_ARTIFACT", &artifact)
         .env("MANABI_DATABASE_URL", database_url)
         .env("MANABI_KEY_RATE_PER_SEC", "0")
         .env("MANABI_KEYLESS_RATE_PER_SEC", "0")
-        .env("MANABI_LOG", "warn")
         .env_remove("MANABI_TRANSLATION_MODELS")
-        .env_remove("MANABI_TRANSLATION_PROVIDER_URL")
-        .env_remove("MANABI_BASE_URL")
-        .env_remove("MANABI_CONFIG");
+        .env_remove("MANABI_TRANSLATION_PROVIDER_URL");
     command.envs(env.iter().copied());
     common::start_binary(command, dir.join("server"))
 }

@@ -327,7 +327,6 @@ async fn one_claim_wins_and_the_others_charge_nothing(backend: Backend) {
                 account_id,
                 request_id: request_id.clone(),
                 content: serde_json::json!({"id": "grammar-dake", "n": n}),
-                generators: serde_json::json!([]),
                 generation_ms: 1,
             };
             let claim = StreamAppend {

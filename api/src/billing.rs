@@ -60,7 +60,7 @@ pub async fn serve_call(
     if let Some(request) = answer.localize.take() {
         let id = resource_id.unwrap_or_default();
         localized_resource = localization::resource_of(id, request.locale);
-        match localization::serve(state, &caller, &call, id, request).await? {
+        match localization::serve(state, &caller, &call, id, &answer.data, request).await? {
             Served::Stored(data) => answer.data = data,
             Served::Generated(mut generated) => {
                 generated.tokens_left = tokens_left;

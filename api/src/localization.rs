@@ -151,6 +151,7 @@ pub async fn serve(
     caller: &Caller,
     call: &Call,
     id: &str,
+    english: &[u8],
     request: LocalizeRequest,
 ) -> Result<Served, ApiError> {
     let locale = request.locale;
@@ -196,7 +197,7 @@ pub async fn serve(
             )
             .retry_after(5)
         })?;
-    let outcome = generate(state, keyed, call, id, request, stream).await;
+    let outcome = generate(state, keyed, call, id, english, request, stream).await;
     lease.release().await;
     match outcome? {
         Some(answer) => Ok(Served::Generated(answer)),
@@ -215,6 +216,7 @@ async fn generate(
     keyed: &manabi_ledger::Caller,
     call: &Call,
     id: &str,
+    english: &[u8],
     request: LocalizeRequest,
     stream: StreamName,
 ) -> Result<Option<Answer>, ApiError> {
@@ -224,7 +226,7 @@ async fn generate(
     }
     let price = state.settings.prices.localized_generation_jpy;
     check_balance(state, keyed, call, price).await?;
-    let english = english_of(state, id, request.kind)?;
+    let english = parse_stored(english)?;
     let localizer = &state.localization.localizer;
     let plan = localizer
         .plan(&english, request.kind, locale)
@@ -246,7 +248,6 @@ async fn generate(
         account_id: keyed.account_id,
         request_id: request_id.clone(),
         content: content.clone(),
-        generators: generators_json(&generated.fields_by),
         generation_ms: u64::try_from(generated.elapsed.as_millis()).unwrap_or(u64::MAX),
     };
     let metadata = EventMetadata {
@@ -328,17 +329,6 @@ async fn check_balance(
         return Err(refusal_error(state, call, refusal));
     }
     Ok(())
-}
-
-/// The English document as stored in the artifact.
-fn english_of(state: &AppState, id: &str, kind: DocumentKind) -> Result<Value, ApiError> {
-    let catalog = state.catalog()?;
-    let json = match kind {
-        DocumentKind::Learnable => catalog.learnable(id).map(|entry| entry.json.clone()),
-        DocumentKind::Lesson => catalog.lesson(id).map(|lesson| lesson.json.clone()),
-    }
-    .ok_or_else(|| ApiError::not_found("entry", id))?;
-    parse_stored(&json)
 }
 
 fn parse_stored(json: &[u8]) -> Result<Value, ApiError> {

@@ -58,29 +58,17 @@ pub enum Part<'a> {
 /// `text` back.
 pub fn units(text: &str) -> Vec<Part<'_>> {
     let mut parts = Vec::new();
-    let mut line_start = 0;
-    for (at, _) in text.match_indices('\n') {
-        units_of_line(&text[line_start..at], &mut parts);
-        parts.push(Part::Keep(&text[at..at + 1]));
-        line_start = at + 1;
+    for part in structure(text) {
+        match part {
+            Structure::Keep(kept) => parts.push(Part::Keep(kept)),
+            Structure::Words(body) => units_of_body(body, &mut parts),
+        }
     }
-    units_of_line(&text[line_start..], &mut parts);
     parts
 }
 
-fn units_of_line<'a>(line: &'a str, parts: &mut Vec<Part<'a>>) {
-    if line.is_empty() {
-        return;
-    }
-    if is_rule(line) {
-        parts.push(Part::Keep(line));
-        return;
-    }
-    let marker = markdown_marker(line);
-    if marker > 0 {
-        parts.push(Part::Keep(&line[..marker]));
-    }
-    let body = &line[marker..];
+/// A line's words after its block marker: a unit per table cell.
+fn units_of_body<'a>(body: &'a str, parts: &mut Vec<Part<'a>>) {
     let mut cell_start = 0;
     let mut at = 0;
     while at < body.len() {
@@ -208,14 +196,49 @@ pub enum Piece<'a> {
 /// The pieces of `text`, in order; concatenated they give `text` back.
 pub fn segment(text: &str) -> Vec<Piece<'_>> {
     let mut pieces = Vec::new();
+    for part in structure(text) {
+        match part {
+            Structure::Keep(kept) => pieces.push(Piece::Keep(kept)),
+            Structure::Words(body) => segment_inline(body, &mut pieces),
+        }
+    }
+    pieces
+}
+
+/// The Markdown structure of a text, which both ways of cutting it keep whole.
+enum Structure<'a> {
+    /// Line breaks, block markers, table and horizontal rules.
+    Keep(&'a str),
+    /// The rest of a line.
+    Words(&'a str),
+}
+
+fn structure(text: &str) -> Vec<Structure<'_>> {
+    let mut parts = Vec::new();
     let mut line_start = 0;
     for (at, _) in text.match_indices('\n') {
-        segment_line(&text[line_start..at], &mut pieces);
-        pieces.push(Piece::Keep(&text[at..at + 1]));
+        structure_of_line(&text[line_start..at], &mut parts);
+        parts.push(Structure::Keep(&text[at..at + 1]));
         line_start = at + 1;
     }
-    segment_line(&text[line_start..], &mut pieces);
-    pieces
+    structure_of_line(&text[line_start..], &mut parts);
+    parts
+}
+
+fn structure_of_line<'a>(line: &'a str, parts: &mut Vec<Structure<'a>>) {
+    if line.is_empty() {
+        return;
+    }
+    // A table rule (`|---|:--:|`) or a horizontal rule carries no words.
+    if is_rule(line) {
+        parts.push(Structure::Keep(line));
+        return;
+    }
+    let marker = markdown_marker(line);
+    if marker > 0 {
+        parts.push(Structure::Keep(&line[..marker]));
+    }
+    parts.push(Structure::Words(&line[marker..]));
 }
 
 /// Whether any piece of `text` would be translated.
@@ -235,22 +258,6 @@ pub fn rebuild<'a>(pieces: &[Piece<'a>], mut translate: impl FnMut(&'a str) -> S
         }
     }
     out
-}
-
-fn segment_line<'a>(line: &'a str, pieces: &mut Vec<Piece<'a>>) {
-    if line.is_empty() {
-        return;
-    }
-    // A table rule (`|---|:--:|`) or a horizontal rule carries no words.
-    if is_rule(line) {
-        pieces.push(Piece::Keep(line));
-        return;
-    }
-    let marker = markdown_marker(line);
-    if marker > 0 {
-        pieces.push(Piece::Keep(&line[..marker]));
-    }
-    segment_inline(&line[marker..], pieces);
 }
 
 /// The length of a leading Markdown block marker: `## `, `- `, `* `, `1. `, `> `.

@@ -118,10 +118,9 @@ pub struct LocalizationGenerated {
     pub account_id: Uuid,
     /// The request whose charge paid for the generation.
     pub request_id: String,
-    /// The localized document as stored (a lesson in its raw markup).
+    /// The localized document as stored (a lesson in its raw markup); its
+    /// `localization` member names the generator of each field.
     pub content: serde_json::Value,
-    /// Which generator produced which fields.
-    pub generators: serde_json::Value,
     /// How long the generation took.
     pub generation_ms: u64,
 }

@@ -158,21 +158,28 @@ pub async fn spawn_binary_with(env: &[(&str, &str)]) -> TestApp {
     let dir = test_dir();
     let artifact = dir.join("artifact.jsonl.zst");
     fixture::write_artifact(&artifact);
-    let mut command = Command::new(manabi_binary());
-    command
-        .arg("serve")
-        .env("MANABI_BIND", "127.0.0.1:0")
-        .env("MANABI_DATA_DIR", dir.join("var"))
-        .env("MANABI_ARTIFACT", &artifact)
-        .env("MANABI_LOG", "warn")
-        .env_remove("MANABI_BASE_URL")
-        .env_remove("MANABI_CONFIG");
+    let mut command = serve_command(&dir, &artifact);
     for (name, value) in env {
         command.env(name, value);
     }
     let app = start_binary(command, dir);
     app.wait_ready().await;
     app
+}
+
+/// `manabi serve` on a free loopback port, with its data under `dir/var` and `artifact`
+/// as its dataset, logging warnings only, and no base address or config file inherited.
+pub fn serve_command(dir: &Path, artifact: &Path) -> Command {
+    let mut command = Command::new(manabi_binary());
+    command
+        .arg("serve")
+        .env("MANABI_BIND", "127.0.0.1:0")
+        .env("MANABI_DATA_DIR", dir.join("var"))
+        .env("MANABI_ARTIFACT", artifact)
+        .env("MANABI_LOG", "warn")
+        .env_remove("MANABI_BASE_URL")
+        .env_remove("MANABI_CONFIG");
+    command
 }
 
 /// Starts `command` (a `manabi serve`) and reads the address it prints; its standard
