@@ -37,6 +37,9 @@ pub struct Answer {
     /// The read asked for another locale than English: the billing seam serves the
     /// localized version instead of `data` (see `crate::localization`).
     pub localize: Option<crate::localization::LocalizeRequest>,
+    /// The settled x402 payment of a call under `/x402/`, sent back as
+    /// `PAYMENT-RESPONSE` and `X-PAYMENT-RESPONSE`.
+    pub payment: Option<Box<crate::x402::Settled>>,
 }
 
 impl Answer {
@@ -50,6 +53,7 @@ impl Answer {
             etag: None,
             not_modified: false,
             localize: None,
+            payment: None,
         }
     }
 
@@ -137,6 +141,7 @@ impl IntoResponse for Answer {
         let tokens_left = self.tokens_left;
         let cache_control = self.cache_control();
         let etag = self.etag.take();
+        let payment = self.payment.take();
         let mut response = if self.not_modified {
             StatusCode::NOT_MODIFIED.into_response()
         } else {
@@ -150,6 +155,10 @@ impl IntoResponse for Answer {
             headers.insert(header::ETAG, etag);
         }
         headers.insert(header::CACHE_CONTROL, cache_control);
+        if let Some(value) = payment.and_then(|paid| HeaderValue::from_str(&paid.header()).ok()) {
+            headers.insert(crate::x402::PAYMENT_RESPONSE, value.clone());
+            headers.insert(crate::x402::X_PAYMENT_RESPONSE, value);
+        }
         // A keyless and a keyed answer to the same URL differ.
         headers.append(
             header::VARY,

@@ -31,6 +31,8 @@ pub enum Caller {
     Keyless { client: IpAddr },
     /// A live key: served the full dataset, billed to the key's account.
     Keyed(manabi_ledger::Caller),
+    /// A call under `/x402/`: served the full dataset, each priced call paid on its own.
+    Paying { client: IpAddr },
 }
 
 impl Caller {
@@ -53,7 +55,17 @@ pub async fn serve_call(
     call.query(operation)?;
     call.credential.idempotency_key()?;
     let caller = authenticate(state, &call, operation.price).await?;
-    let tokens_left = limit_burst(state, &caller)?;
+    // A paid call carries a fresh signed authorization; only unpaid x402 calls (answered
+    // with terms) share the keyless bucket of their address.
+    let paid = call
+        .paid
+        .as_ref()
+        .is_some_and(|paid| paid.payment.is_some());
+    let tokens_left = if paid {
+        None
+    } else {
+        limit_burst(state, &caller)?
+    };
     let mut answer = resolve(&caller)?;
     let localized_resource;
     let mut resource_id = resource_id;
@@ -86,6 +98,11 @@ pub async fn serve_call(
 /// charged, so it is checked against the end of the account's stream: a key revoked a
 /// moment ago elsewhere is refused there too (a billed call learns it from its append).
 async fn authenticate(state: &AppState, call: &Call, price: Price) -> Result<Caller, ApiError> {
+    if call.paid.is_some() {
+        return Ok(Caller::Paying {
+            client: call.client,
+        });
+    }
     let Some(key) = call.credential.key() else {
         return Ok(Caller::Keyless {
             client: call.client,
@@ -141,7 +158,7 @@ pub(crate) fn ledger_unavailable(reason: &str) -> ApiError {
 /// tokens left in it, for the `RateLimit` header of the answer.
 pub fn limit_burst(state: &AppState, caller: &Caller) -> Result<Option<u32>, ApiError> {
     let snapshot = match caller {
-        Caller::Keyless { client } => {
+        Caller::Keyless { client } | Caller::Paying { client } => {
             let Some(limiter) = &state.keyless_limiter else {
                 return Ok(None);
             };
@@ -195,16 +212,18 @@ async fn debit(
     state: &AppState,
     caller: &Caller,
     call: &Call,
-    operation: &OperationSpec,
+    operation: &'static OperationSpec,
     resource_id: Option<&str>,
     mut answer: Answer,
 ) -> Result<Answer, ApiError> {
-    let Caller::Keyed(keyed) = caller else {
-        return Ok(answer);
-    };
     if call.head {
         return Ok(answer);
     }
+    let keyed = match caller {
+        Caller::Keyless { .. } => return Ok(answer),
+        Caller::Paying { .. } => return pay(state, call, operation, resource_id, answer).await,
+        Caller::Keyed(keyed) => keyed,
+    };
     let Some(points) = points_of(state, operation.price) else {
         answer.billing = Some(billing(0, None));
         return Ok(answer);
@@ -230,6 +249,29 @@ async fn debit(
         }
         Err(refusal) => return Err(refusal_error(state, call, refusal)),
     });
+    Ok(answer)
+}
+
+/// A call under `/x402/`: a free one is answered as it is; a priced one only once its
+/// payment is settled, with the settlement in the answer's headers.
+async fn pay(
+    state: &AppState,
+    call: &Call,
+    operation: &'static OperationSpec,
+    resource_id: Option<&str>,
+    mut answer: Answer,
+) -> Result<Answer, ApiError> {
+    let (Some(paid), Some(points)) = (&call.paid, points_of(state, operation.price)) else {
+        return Ok(answer);
+    };
+    let settled = crate::x402::pay(state, call, paid, operation, resource_id, points.get()).await?;
+    answer.billing = Some(Billing {
+        points_charged: points.get(),
+        currency: "JPY".to_owned(),
+        invoice_id: Some(settled.invoice_id.to_string()),
+        free_tier: Some(false),
+    });
+    answer.payment = Some(Box::new(settled));
     Ok(answer)
 }
 

@@ -17,6 +17,9 @@ pub fn ratelimit_header(remaining: u32, reset_secs: u64) -> Option<HeaderValue> 
 pub struct ApiError {
     pub body: ErrorBody,
     pub retry_after_secs: Option<u64>,
+    /// The x402 payment terms of a 402 under `/x402/`: the body is then the x402 v1
+    /// answer and the v2 terms travel in `PAYMENT-REQUIRED` (see `crate::x402`).
+    pub payment_terms: Option<std::sync::Arc<crate::x402::Terms>>,
 }
 
 impl ApiError {
@@ -28,6 +31,7 @@ impl ApiError {
         ApiError {
             body: ErrorBody::new(code, message),
             retry_after_secs: None,
+            payment_terms: None,
         }
     }
 
@@ -80,8 +84,11 @@ impl ApiError {
         StatusCode::from_u16(self.body.code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
     }
 
-    /// The failure envelope as JSON text.
+    /// The failure envelope as JSON text; a 402 with x402 terms is the x402 answer.
     pub fn to_json(&self) -> String {
+        if let Some(terms) = &self.payment_terms {
+            return terms.body_v1(&self.body);
+        }
         let envelope = ErrorEnvelope::new(self.body.clone());
         // Serializing plain strings and integers cannot fail.
         serde_json::to_string(&envelope).unwrap_or_else(|_| {
@@ -107,6 +114,14 @@ impl IntoResponse for ApiError {
             {
                 headers.insert(HeaderName::from_static("ratelimit"), value);
             }
+        }
+        if let Some(terms) = &self.payment_terms
+            && let Ok(value) = HeaderValue::from_str(&terms.header_v2(&self.body))
+        {
+            headers.insert(
+                HeaderName::from_static(crate::x402::PAYMENT_REQUIRED),
+                value,
+            );
         }
         if self.status() == StatusCode::UNAUTHORIZED {
             headers.insert(

@@ -127,6 +127,8 @@ pub struct Call {
     /// The parameters in a canonical form, for telling an idempotent retry from another
     /// request: the sorted query pairs, or an MCP call's sorted JSON arguments.
     shape: String,
+    /// The call came in under `/x402/`: paid per call instead of by key or sample.
+    pub paid: Option<crate::x402::PaidRequest>,
 }
 
 impl Call {
@@ -141,7 +143,14 @@ impl Call {
             if_none_match: None,
             query: Ok(QueryParams::default()),
             shape: String::new(),
+            paid: None,
         }
+    }
+
+    /// The call is paid by x402 (an MCP tool call under `/x402/mcp`).
+    pub fn with_payment(mut self, paid: crate::x402::PaidRequest) -> Call {
+        self.paid = Some(paid);
+        self
     }
 
     /// The caller's `If-None-Match` names `etag` (or is `*`): its copy is current. Entity
@@ -237,6 +246,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Call {
                 .map(str::to_owned),
             query,
             shape,
+            paid: crate::x402::paid_request(parts),
         })
     }
 }

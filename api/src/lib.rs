@@ -26,6 +26,7 @@ pub mod server;
 pub mod settings;
 pub mod startup;
 pub mod state;
+pub mod x402;
 
 pub use answer::Answer;
 pub use billing::Caller;

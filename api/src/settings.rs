@@ -268,6 +268,8 @@ pub enum ConfigError {
     },
     #[error("credit pack {id}: points and price must be positive and bonus not negative")]
     Pack { id: String },
+    #[error("x402: {0}")]
+    X402(String),
 }
 
 impl ConfigFile {
@@ -349,6 +351,8 @@ pub struct Settings {
     pub mcp: McpSettings,
     pub ledger: LedgerSettings,
     pub translation: TranslationSettings,
+    /// Pay-per-call under `/x402/`; `None` when no recipient is configured.
+    pub x402: Option<crate::x402::X402Settings>,
 }
 
 /// The machine translators of localized reads (docs/localization.md).
@@ -408,6 +412,7 @@ impl Settings {
                 timeout_ms: TRANSLATION_TIMEOUT_MS_DEFAULT,
                 ..TranslationSettings::default()
             },
+            x402: None,
         }
     }
 }
@@ -545,6 +550,8 @@ pub struct ServeOptions {
     #[arg(long, env = "MANABI_TRANSLATION_TIMEOUT_MS", default_value_t = TRANSLATION_TIMEOUT_MS_DEFAULT)]
     pub translation_timeout_ms: u64,
     #[command(flatten)]
+    pub x402: crate::x402::X402Options,
+    #[command(flatten)]
     pub log: LogOptions,
 }
 
@@ -629,6 +636,10 @@ impl ServeOptions {
             }
             None => PackConfig::defaults(),
         };
+        settings.x402 = self
+            .x402
+            .settings(chrono::Utc::now())
+            .map_err(ConfigError::X402)?;
         Ok(settings)
     }
 }

@@ -165,9 +165,18 @@ fn router(state: AppState, api: Router<AppState>) -> Router {
     let policies = RateLimitPolicies::new(&state.settings);
     let timeout = Duration::from_millis(limits.request_timeout_ms);
     let cors = cors_layer(&state.settings.cors_allowed_origins);
+    // Every operation and MCP again under /x402/, paid per call (crate::x402).
+    let paying =
+        api.clone()
+            .merge(mcp::paying_routes(&state))
+            .layer(axum::middleware::from_fn_with_state(
+                state.clone(),
+                crate::x402::mount,
+            ));
     let api = api
         .merge(routes::ops::routes())
         .merge(mcp::routes(&state))
+        .nest(crate::x402::PREFIX, paying)
         .fallback(middleware::not_found)
         .method_not_allowed_fallback(middleware::method_not_allowed)
         .with_state(state);
@@ -252,12 +261,17 @@ fn cors_layer(origins: &[String]) -> tower_http::cors::CorsLayer {
             named("x-request-id"),
             header::IF_NONE_MATCH,
             named("mcp-protocol-version"),
+            named(crate::x402::PAYMENT_SIGNATURE),
+            named(crate::x402::X_PAYMENT),
         ])
         .expose_headers([
             named("x-request-id"),
             named("ratelimit"),
             named("ratelimit-policy"),
             header::RETRY_AFTER,
+            named(crate::x402::PAYMENT_REQUIRED),
+            named(crate::x402::PAYMENT_RESPONSE),
+            named(crate::x402::X_PAYMENT_RESPONSE),
             header::ETAG,
         ])
         .max_age(Duration::from_secs(86_400))

@@ -64,6 +64,8 @@ pub struct Shared {
     pub key_limiter: Option<KeyLimiter>,
     pub ledger: Ledger,
     pub localization: Localization,
+    /// Pay-per-call under `/x402/`, when configured.
+    pub x402: Option<crate::x402::X402>,
     pub metrics: PrometheusHandle,
     discovery_sample: Bytes,
     discovery_full: Bytes,
@@ -104,6 +106,7 @@ impl AppState {
             key_limiter: key_limiter(settings.key_rate),
             ledger,
             localization,
+            x402: settings.x402.clone().map(crate::x402::X402::new),
             settings,
             catalog: OnceLock::new(),
             load_error: OnceLock::new(),

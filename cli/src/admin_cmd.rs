@@ -11,7 +11,9 @@ use manabi_ledger::operator::{Email, Operator};
 use manabi_ledger::repository::load_account;
 use manabi_ledger::{Account, Store};
 use manabi_projector::Projector;
-use manabi_projector::queries::{Month, monthly_statement, statement_csv};
+use manabi_projector::queries::{
+    Month, monthly_statement, statement_csv, x402_statement, x402_statement_csv,
+};
 use manabi_schemas::events::CreditKind;
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
@@ -33,7 +35,7 @@ pub enum AdminCommand {
     /// Check the ledger against the read models.
     #[command(subcommand)]
     Ledger(LedgerCommand),
-    /// An account's monthly statement.
+    /// A month's statement: an account's (`--account`), or the x402 payments (`--x402`).
     Statement(StatementArgs),
 }
 
@@ -117,8 +119,11 @@ pub enum LedgerCommand {
 
 #[derive(Debug, clap::Args)]
 pub struct StatementArgs {
+    #[arg(long, required_unless_present = "x402", conflicts_with = "x402")]
+    account: Option<Uuid>,
+    /// The x402 payments of the month (revenue from callers without an account).
     #[arg(long)]
-    account: Uuid,
+    x402: bool,
     /// YYYY-MM
     #[arg(long)]
     month: String,
@@ -329,7 +334,15 @@ async fn statement(store: Store, args: StatementArgs) -> anyhow::Result<ExitCode
     if args.catch_up {
         projector.catch_up().await?;
     }
-    let statement = monthly_statement(projector.store(), args.account, month).await?;
+    let Some(account) = args.account else {
+        let statement = x402_statement(projector.store(), month).await?;
+        match args.format {
+            FormatArg::Json => println!("{}", serde_json::to_string(&statement)?),
+            FormatArg::Csv => print!("{}", x402_statement_csv(&statement)),
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let statement = monthly_statement(projector.store(), account, month).await?;
     match args.format {
         FormatArg::Json => println!("{}", serde_json::to_string(&statement)?),
         FormatArg::Csv => print!("{}", statement_csv(&statement)),

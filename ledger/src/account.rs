@@ -259,7 +259,10 @@ impl Account {
                 self.remember_idempotent(e, version);
             }
             // Recorded on its own stream, never on an account's.
-            LedgerEvent::LocalizationGenerated(_) => {}
+            LedgerEvent::LocalizationGenerated(_)
+            | LedgerEvent::X402PaymentClaimed(_)
+            | LedgerEvent::X402PaymentSettled(_)
+            | LedgerEvent::X402PaymentFailed(_) => {}
         }
     }
 

@@ -49,8 +49,10 @@ pub fn statements(events: &[RecordedEvent]) -> Vec<Statement> {
     let mut out = Vec::new();
     let mut run = ChargeRun::default();
     for recorded in events {
-        // Streams without read models (localization, x402, pricing) change nothing here.
+        // x402 payments have their own table; streams without read models
+        // (localization, pricing) change nothing here.
         let Some(account_id) = recorded.stream.account_id() else {
+            out.extend(x402_payment(recorded));
             continue;
         };
         let at = recorded.recorded_at;
@@ -79,11 +81,60 @@ pub fn statements(events: &[RecordedEvent]) -> Vec<Statement> {
                 vec![text(e.key_id)],
             )),
             LedgerEvent::DailyCapChanged(e) => out.push(cap_changed(account_id, e)),
-            LedgerEvent::CallCharged(_) | LedgerEvent::LocalizationGenerated(_) => {}
+            LedgerEvent::CallCharged(_)
+            | LedgerEvent::LocalizationGenerated(_)
+            | LedgerEvent::X402PaymentClaimed(_)
+            | LedgerEvent::X402PaymentSettled(_)
+            | LedgerEvent::X402PaymentFailed(_) => {}
         }
     }
     run.flush_into(&mut out);
     out
+}
+
+/// The row of an x402 payment: inserted when claimed, its outcome set when decided.
+fn x402_payment(recorded: &RecordedEvent) -> Option<Statement> {
+    let stream = text(&recorded.stream);
+    match &recorded.event {
+        LedgerEvent::X402PaymentClaimed(e) => Some(Statement::new(
+            "INSERT INTO rm_x402_payments (stream, claim_id, payer, nonce, x402_version, \
+             network, asset, pay_to, amount_atomic, operation, resource_id, price_jpy, \
+             price_list_version, jpy_per_usd, rate_at, request_id, transport, status, \
+             claimed_at, month) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, \
+             $13, $14, $15, $16, $17, 'claimed', $18, $19)",
+            vec![
+                stream,
+                text(recorded.id),
+                text(&e.payer),
+                text(&e.nonce),
+                Value::Int(i64::from(e.x402_version)),
+                text(&e.network),
+                text(&e.asset),
+                text(&e.pay_to),
+                Value::Int(e.amount.parse().unwrap_or(0)),
+                text(&e.operation),
+                Value::OptText(e.resource_id.clone()),
+                Value::Int(e.price_jpy),
+                Value::Int(i64::from(e.price_list_version)),
+                text(&e.jpy_per_usd),
+                text(instant(e.rate_at)),
+                text(&e.request_id),
+                text(e.transport.as_str()),
+                text(instant(recorded.recorded_at)),
+                text(recorded.recorded_at.format("%Y-%m")),
+            ],
+        )),
+        LedgerEvent::X402PaymentSettled(e) => Some(Statement::new(
+            "UPDATE rm_x402_payments SET status = 'settled', transaction_hash = $2 \
+             WHERE stream = $1",
+            vec![stream, text(&e.transaction)],
+        )),
+        LedgerEvent::X402PaymentFailed(e) => Some(Statement::new(
+            "UPDATE rm_x402_payments SET status = 'failed', failure = $2 WHERE stream = $1",
+            vec![stream, text(&e.reason)],
+        )),
+        _ => None,
+    }
 }
 
 fn credited(account_id: Uuid, id: Uuid, at: DateTime<Utc>, e: &PointsCredited) -> Vec<Statement> {

@@ -169,6 +169,111 @@ pub fn statement_csv(statement: &MonthlyStatement) -> String {
     out
 }
 
+/// One x402 payment: a call paid in the stablecoin, by a payer without an account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct X402Line {
+    pub claim_id: String,
+    pub claimed_at: String,
+    pub payer: String,
+    pub network: String,
+    pub asset: String,
+    pub amount_atomic: i64,
+    pub operation: String,
+    pub resource_id: Option<String>,
+    pub price_jpy: i64,
+    pub price_list_version: i64,
+    pub jpy_per_usd: String,
+    pub rate_at: String,
+    pub status: String,
+    pub transaction_hash: Option<String>,
+    pub failure: Option<String>,
+    pub request_id: String,
+    pub transport: String,
+}
+
+/// Payments of one outcome summed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct X402Totals {
+    pub payments: i64,
+    pub price_jpy: i64,
+    pub amount_atomic: i64,
+}
+
+/// A month of x402 revenue: settled payments are revenue; failed ones served nothing;
+/// unsettled ones were claimed and their outcome is not recorded (a crash between the
+/// settlement and its record: look the transaction up by payer and nonce).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct X402Statement {
+    pub month: String,
+    pub settled: X402Totals,
+    pub failed: X402Totals,
+    pub unsettled: X402Totals,
+    pub lines: Vec<X402Line>,
+}
+
+/// The x402 payments claimed in `month`, from the read model.
+pub async fn x402_statement(store: &Store, month: Month) -> Result<X402Statement, ProjectorError> {
+    let month_text = month.as_text();
+    let lines = fetch_all!(
+        store,
+        X402Line,
+        "SELECT claim_id, claimed_at, payer, network, asset, amount_atomic, operation, \
+         resource_id, price_jpy, price_list_version, jpy_per_usd, rate_at, status, \
+         transaction_hash, failure, request_id, transport FROM rm_x402_payments \
+         WHERE month = $1 ORDER BY claimed_at, claim_id",
+        &month_text
+    )?;
+    let totals = |status: &str| {
+        lines.iter().filter(|line| line.status == status).fold(
+            X402Totals::default(),
+            |sum, line| X402Totals {
+                payments: sum.payments + 1,
+                price_jpy: sum.price_jpy + line.price_jpy,
+                amount_atomic: sum.amount_atomic + line.amount_atomic,
+            },
+        )
+    };
+    Ok(X402Statement {
+        month: month_text,
+        settled: totals("settled"),
+        failed: totals("failed"),
+        unsettled: totals("claimed"),
+        lines,
+    })
+}
+
+/// The x402 statement as CSV: one row per payment.
+pub fn x402_statement_csv(statement: &X402Statement) -> String {
+    let mut out = String::from(
+        "claim_id,claimed_at,status,payer,network,asset,amount_atomic,operation,resource_id,\
+         price_jpy,price_list_version,jpy_per_usd,rate_at,transaction,failure,request_id,\
+         transport\n",
+    );
+    for l in &statement.lines {
+        let row = [
+            l.claim_id.as_str(),
+            &l.claimed_at,
+            &l.status,
+            &l.payer,
+            &l.network,
+            &l.asset,
+            &l.amount_atomic.to_string(),
+            &l.operation,
+            l.resource_id.as_deref().unwrap_or(""),
+            &l.price_jpy.to_string(),
+            &l.price_list_version.to_string(),
+            &l.jpy_per_usd,
+            &l.rate_at,
+            l.transaction_hash.as_deref().unwrap_or(""),
+            l.failure.as_deref().unwrap_or(""),
+            &l.request_id,
+            &l.transport,
+        ];
+        push_csv_row(&mut out, &row);
+    }
+    out
+}
+
 fn push_csv_row(out: &mut String, fields: &[&str]) {
     let quoted: Vec<String> = fields
         .iter()

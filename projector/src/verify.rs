@@ -24,6 +24,8 @@ const PAGE_EVENTS_MAX: u32 = 10_000;
 const DIFFERENCES_MAX: usize = 100;
 
 type AccountRow = (String, i64, i64);
+/// payer, nonce, amount, operation, JPY price, status, transaction.
+type X402Row = (String, String, i64, String, i64, String, Option<String>);
 type KeyRow = (String, Option<String>, i64, Option<String>, i64);
 /// An invoice line with the account it bills: every column of `rm_charges`.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -43,6 +45,7 @@ pub struct Models {
     charges: BTreeMap<String, AccountCharge>,
     credits: BTreeMap<String, (String, i64)>,
     statements: BTreeMap<(String, String), (i64, i64, i64)>,
+    x402: BTreeMap<String, X402Row>,
 }
 
 /// What `manabi admin ledger verify` prints.
@@ -130,6 +133,10 @@ impl Replay {
         }
         self.heads.insert(stream, recorded.version);
         let Some(account_id) = recorded.stream.account_id() else {
+            if recorded.stream.as_str().starts_with("x402-") {
+                self.fold_x402(recorded, checkpoint);
+                return;
+            }
             if let LedgerEvent::LocalizationGenerated(e) = &recorded.event {
                 if recorded.version != 0 {
                     self.problem(format!(
@@ -165,6 +172,59 @@ impl Replay {
             self.expected.fold(account_id, recorded);
         } else {
             self.behind += 1;
+        }
+    }
+
+    /// An x402 payment stream: its claim at version 0, naming the stream's payer and
+    /// nonce, then at most one outcome, and nothing else.
+    fn fold_x402(&mut self, recorded: &RecordedEvent, checkpoint: Position) {
+        let stream = recorded.stream.as_str().to_owned();
+        let fits = match (&recorded.event, recorded.version) {
+            (LedgerEvent::X402PaymentClaimed(e), 0) => {
+                stream == format!("x402-{}-{}", e.payer, e.nonce)
+            }
+            (LedgerEvent::X402PaymentSettled(_) | LedgerEvent::X402PaymentFailed(_), 1) => true,
+            _ => false,
+        };
+        if !fits {
+            self.problem(format!(
+                "{stream}: {} at version {} does not belong on an x402 payment stream",
+                recorded.event.event_type(),
+                recorded.version
+            ));
+            return;
+        }
+        if recorded.position > checkpoint {
+            self.behind += 1;
+            return;
+        }
+        let rows = &mut self.expected.x402;
+        match &recorded.event {
+            LedgerEvent::X402PaymentClaimed(e) => {
+                let amount = e.amount.parse().unwrap_or(0);
+                let row = (
+                    e.payer.clone(),
+                    e.nonce.clone(),
+                    amount,
+                    e.operation.clone(),
+                    e.price_jpy,
+                    "claimed".to_owned(),
+                    None,
+                );
+                rows.insert(stream, row);
+            }
+            LedgerEvent::X402PaymentSettled(e) => {
+                if let Some(row) = rows.get_mut(&stream) {
+                    row.5 = "settled".to_owned();
+                    row.6 = Some(e.transaction.clone());
+                }
+            }
+            LedgerEvent::X402PaymentFailed(_) => {
+                if let Some(row) = rows.get_mut(&stream) {
+                    row.5 = "failed".to_owned();
+                }
+            }
+            _ => {}
         }
     }
 
@@ -209,7 +269,10 @@ impl Models {
                 self.fold_charge(account, recorded.id, recorded.recorded_at, e);
             }
             // Kept on its own stream; checked against its charge by `Localizations`.
-            LedgerEvent::LocalizationGenerated(_) => {}
+            LedgerEvent::LocalizationGenerated(_)
+            | LedgerEvent::X402PaymentClaimed(_)
+            | LedgerEvent::X402PaymentSettled(_)
+            | LedgerEvent::X402PaymentFailed(_) => {}
         }
     }
 
@@ -308,7 +371,26 @@ impl Models {
             "SELECT account_id, month, credited_points, charged_points, calls \
              FROM rm_statements"
         )?;
+        let x402 = fetch_all!(
+            store,
+            (
+                String,
+                String,
+                String,
+                i64,
+                String,
+                i64,
+                String,
+                Option<String>
+            ),
+            "SELECT stream, payer, nonce, amount_atomic, operation, price_jpy, status, \
+             transaction_hash FROM rm_x402_payments"
+        )?;
         Ok(Models {
+            x402: x402
+                .into_iter()
+                .map(|(s, p, n, a, o, j, st, t)| (s, (p, n, a, o, j, st, t)))
+                .collect(),
             accounts: accounts
                 .into_iter()
                 .map(|(a, e, b, c)| (a, (e, b, c)))
@@ -357,6 +439,7 @@ impl Models {
             &actual.statements,
             &mut out,
         );
+        diff("rm_x402_payments", &self.x402, &actual.x402, &mut out);
         out.truncate(DIFFERENCES_MAX);
         out
     }

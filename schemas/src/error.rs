@@ -40,6 +40,9 @@ error_codes! {
     RevokedApiKey => 401, "REVOKED_API_KEY", "The API key has been revoked or has expired.";
     InsufficientPoints => 402, "INSUFFICIENT_POINTS", "The account balance cannot cover this call.";
     PaymentRequired => 402, "PAYMENT_REQUIRED", "This resource requires payment.";
+    PaymentInvalid => 402, "PAYMENT_INVALID", "The x402 payment was refused; nothing was charged or served.";
+    SettlementFailed => 402, "SETTLEMENT_FAILED", "The x402 payment could not be settled; nothing was served.";
+    PaymentMalformed => 400, "PAYMENT_MALFORMED", "The x402 payment header could not be decoded; nothing was charged.";
     NotFound => 404, "NOT_FOUND", "No resource exists at this address.";
     NotInSample => 404, "NOT_IN_SAMPLE", "This entry exists but is not part of the keyless evaluation sample; use an API key for the full dataset.";
     MethodNotAllowed => 405, "METHOD_NOT_ALLOWED", "This method is not allowed on this path.";

@@ -125,6 +125,57 @@ pub struct LocalizationGenerated {
     pub generation_ms: u64,
 }
 
+/// An x402 payment authorization claimed for one call, on its stream
+/// `x402-{payer}-{nonce}` (appended `NoStream`, so a nonce pays for one answer only).
+/// Written after the signature and the facilitator's verification, before settlement;
+/// the outcome follows on the same stream ([`X402PaymentSettled`] or
+/// [`X402PaymentFailed`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct X402PaymentClaimed {
+    /// The paying address (`from` of the authorization), lowercase hex.
+    pub payer: String,
+    /// The authorization's 32-byte nonce, lowercase hex with `0x`.
+    pub nonce: String,
+    /// 1 (`X-PAYMENT`) or 2 (`PAYMENT-SIGNATURE`, MCP `_meta`).
+    pub x402_version: u8,
+    pub scheme: String,
+    /// CAIP-2, e.g. `eip155:84532`.
+    pub network: String,
+    /// The token contract, lowercase hex.
+    pub asset: String,
+    pub pay_to: String,
+    /// Atomic units of the asset (USDC: millionths of a dollar), as a decimal string.
+    pub amount: String,
+    pub operation: String,
+    pub resource_id: Option<String>,
+    /// The JPY list price the amount was converted from.
+    pub price_jpy: i64,
+    pub price_list_version: u32,
+    /// The configured conversion rate, yen per US dollar, as configured (decimal text).
+    pub jpy_per_usd: String,
+    /// When that rate was taken.
+    pub rate_at: DateTime<Utc>,
+    /// The authorization's `validBefore` (Unix seconds).
+    pub valid_before: u64,
+    pub request_id: String,
+    pub transport: Transport,
+}
+
+/// The facilitator settled a claimed payment on chain: the answer was served.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct X402PaymentSettled {
+    /// The settlement's transaction hash.
+    pub transaction: String,
+    pub network: String,
+}
+
+/// Settlement of a claimed payment failed: nothing was served, nothing is owed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct X402PaymentFailed {
+    /// The facilitator's error reason, or why it could not be asked.
+    pub reason: String,
+}
+
 /// Every event the ledger records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LedgerEvent {
@@ -135,6 +186,9 @@ pub enum LedgerEvent {
     DailyCapChanged(DailyCapChanged),
     CallCharged(CallCharged),
     LocalizationGenerated(LocalizationGenerated),
+    X402PaymentClaimed(X402PaymentClaimed),
+    X402PaymentSettled(X402PaymentSettled),
+    X402PaymentFailed(X402PaymentFailed),
 }
 
 /// A stored event could not be read back as a [`LedgerEvent`].
@@ -163,6 +217,9 @@ impl LedgerEvent {
             LedgerEvent::DailyCapChanged(_) => "DailyCapChanged",
             LedgerEvent::CallCharged(_) => "CallCharged",
             LedgerEvent::LocalizationGenerated(_) => "LocalizationGenerated",
+            LedgerEvent::X402PaymentClaimed(_) => "X402PaymentClaimed",
+            LedgerEvent::X402PaymentSettled(_) => "X402PaymentSettled",
+            LedgerEvent::X402PaymentFailed(_) => "X402PaymentFailed",
         }
     }
 
@@ -182,6 +239,9 @@ impl LedgerEvent {
             LedgerEvent::DailyCapChanged(p) => serde_json::to_value(p),
             LedgerEvent::CallCharged(p) => serde_json::to_value(p),
             LedgerEvent::LocalizationGenerated(p) => serde_json::to_value(p),
+            LedgerEvent::X402PaymentClaimed(p) => serde_json::to_value(p),
+            LedgerEvent::X402PaymentSettled(p) => serde_json::to_value(p),
+            LedgerEvent::X402PaymentFailed(p) => serde_json::to_value(p),
         };
         value.unwrap_or(serde_json::Value::Null)
     }
@@ -210,6 +270,15 @@ impl LedgerEvent {
             ("CallCharged", 1) => parse(event_type, payload).map(LedgerEvent::CallCharged),
             ("LocalizationGenerated", 1) => {
                 parse(event_type, payload).map(LedgerEvent::LocalizationGenerated)
+            }
+            ("X402PaymentClaimed", 1) => {
+                parse(event_type, payload).map(LedgerEvent::X402PaymentClaimed)
+            }
+            ("X402PaymentSettled", 1) => {
+                parse(event_type, payload).map(LedgerEvent::X402PaymentSettled)
+            }
+            ("X402PaymentFailed", 1) => {
+                parse(event_type, payload).map(LedgerEvent::X402PaymentFailed)
             }
             _ => Err(EventDecodeError::UnknownType {
                 event_type: event_type.to_owned(),

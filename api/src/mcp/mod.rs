@@ -36,27 +36,36 @@ pub const MCP_PATH: &str = "/mcp";
 /// The routes of the MCP endpoint and its protected-resource document, to be merged
 /// into the application router (whose layers then wrap them like every other route).
 pub fn routes(state: &AppState) -> Router<AppState> {
+    let endpoint = endpoint(state, false).route_layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        auth::require_key,
+    ));
+    Router::new()
+        .route(MCP_PATH, endpoint)
+        .route(PROTECTED_RESOURCE_PATH, get(auth::protected_resource))
+}
+
+/// The endpoint as mirrored under `/x402/`: no key; each priced tool call is paid by
+/// the x402 payment in its `_meta` (x402's MCP transport).
+pub fn paying_routes(state: &AppState) -> Router<AppState> {
+    Router::new().route(MCP_PATH, endpoint(state, true))
+}
+
+fn endpoint(state: &AppState, paying: bool) -> axum::routing::MethodRouter<AppState> {
     let service = StreamableHttpService::new(
         {
             let state = state.clone();
-            move || Ok(ManabiTools::new(state.clone()))
+            move || Ok(ManabiTools::new(state.clone(), paying))
         },
         NeverSessionManager::default().into(),
         transport_config(&state.settings.mcp),
     );
-    let endpoint = post_service(service)
+    post_service(service)
         .route_layer(axum::middleware::from_fn_with_state(
             state.settings.limits.body_bytes_max,
             jsonrpc::guard,
         ))
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            auth::require_key,
-        ))
-        .fallback(method_not_allowed);
-    Router::new()
-        .route(MCP_PATH, endpoint)
-        .route(PROTECTED_RESOURCE_PATH, get(auth::protected_resource))
+        .fallback(method_not_allowed)
 }
 
 /// Stateless (no session id is ever issued), JSON answers, and the configured hosts and

@@ -36,6 +36,31 @@ fn success(answer: Answer) -> CallToolResult {
     CallToolResult::structured(data)
 }
 
+/// The tool result of a call paid by x402: the settlement in `_meta`, and a refusal
+/// with payment terms as x402's MCP transport carries them (the v2 terms as
+/// `structuredContent`, so the client can sign and retry).
+pub fn paid_result(outcome: Result<Answer, ApiError>) -> CallToolResult {
+    match outcome {
+        Ok(mut answer) => {
+            let payment = answer.payment.take();
+            let mut result = success(answer);
+            if let Some(paid) = payment {
+                let mut meta = rmcp::model::MetaObject::default();
+                meta.insert(
+                    crate::x402::MCP_PAYMENT_RESPONSE.to_owned(),
+                    json!(paid.response),
+                );
+                result.meta = Some(meta);
+            }
+            result
+        }
+        Err(error) => match &error.payment_terms {
+            Some(terms) => CallToolResult::structured_error(terms.json_v2(&error.body)),
+            None => refusal(&error),
+        },
+    }
+}
+
 /// The REST error object, plus `retry_after` (seconds) where REST sends `Retry-After`.
 pub fn refusal(error: &ApiError) -> CallToolResult {
     let mut body = json!(error.body);

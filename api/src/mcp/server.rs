@@ -14,11 +14,12 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::arguments::ToolCall;
-use super::outcome::{refusal, tool_result};
+use super::outcome::{paid_result, refusal, tool_result};
 use crate::billing::serve_call;
 use crate::error::ApiError;
 use crate::extract::{Call, Credential, client_of, ticket_of};
 use crate::state::AppState;
+use crate::x402::{self, PaidRequest};
 
 /// The revisions served: those with tool output schemas and structured results.
 const PROTOCOL_VERSIONS: [ProtocolVersion; 3] = [
@@ -39,11 +40,13 @@ const INSTRUCTIONS: &str = "manabi serves a curated, JLPT-graded Japanese learni
 #[derive(Clone)]
 pub struct ManabiTools {
     state: AppState,
+    /// Mounted under `/x402/`: calls are paid per call, not by key.
+    paying: bool,
 }
 
 impl ManabiTools {
-    pub fn new(state: AppState) -> ManabiTools {
-        ManabiTools { state }
+    pub fn new(state: AppState, paying: bool) -> ManabiTools {
+        ManabiTools { state, paying }
     }
 }
 
@@ -83,6 +86,32 @@ impl ServerHandler for ManabiTools {
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.unwrap_or_default();
         let call = ToolCall::parse(&request.name, Some(&arguments))?;
+        if self.paying {
+            // The transport moves a request's `_meta` into the context.
+            let payment = context.meta.0.get(x402::MCP_PAYMENT).or_else(|| {
+                let meta = request.meta.as_ref()?;
+                meta.0.get(x402::MCP_PAYMENT)
+            });
+            let paid = PaidRequest::from_meta(payment, format!("mcp://tool/{}", request.name));
+            let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
+                return Ok(refusal(&ApiError::new(ErrorCode::Internal)).into());
+            };
+            let billed = Call::new(
+                Credential::default(),
+                client_of(&parts.extensions),
+                Transport::Mcp,
+            )
+            .with_ticket(ticket_of(&parts.extensions))
+            .with_payment(paid)
+            .with_arguments(&arguments);
+            let state = &self.state;
+            let (operation, resource_id) = call.operation();
+            let outcome = serve_call(state, billed, operation, resource_id, |caller| {
+                call.read(state, caller)
+            })
+            .await;
+            return Ok(paid_result(outcome).into());
+        }
         let Some(billed) = billed_call(&context) else {
             // The HTTP gate already refuses keyless requests; this keeps a tool from ever
             // serving the keyless sample should the handler be reached another way.

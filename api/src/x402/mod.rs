@@ -1,0 +1,624 @@
+//! x402 pay-per-call: every operation is mirrored under `/x402/` (and MCP at
+//! `/x402/mcp`) for callers without an account. A priced call without a payment is
+//! answered 402 with the terms, both ways (the v1 JSON body and the v2
+//! `PAYMENT-REQUIRED` header); a call that carries one (`X-PAYMENT` v1,
+//! `PAYMENT-SIGNATURE` v2, MCP `_meta["x402/payment"]`) is served once the payment is
+//! checked here, verified by the facilitator, claimed in the ledger and settled.
+//!
+//! The order, inside the billing seam (after the answer is resolved, so an unknown
+//! entry or a bad parameter is refused without asking for money):
+//! 1. the terms: the operation's JPY list price at the configured rate, rounded up;
+//! 2. the payment names our scheme, network, asset, recipient and amount;
+//! 3. the "exact" EVM authorization holds (signature, recipient, amount, window: `evm`);
+//! 4. the facilitator's `/verify` agrees;
+//! 5. the nonce is claimed: `X402PaymentClaimed` appended `NoStream` on
+//!    `x402-{payer}-{nonce}`, so one authorization pays for one answer, on every replica;
+//! 6. the facilitator's `/settle`; its outcome is appended to the same stream, and only
+//!    a settled payment is answered, with `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`.
+//!
+//! Steps 5 and 6 run in a task of their own: once a nonce is claimed, the settlement
+//! and its record finish even if the client goes away.
+
+pub mod config;
+mod evm;
+mod facilitator;
+pub mod wire;
+
+use std::sync::Arc;
+
+use axum::http::HeaderMap;
+use manabi_ledger::StreamName;
+use manabi_ledger::store::{AppendCommand, AppendRejection, ExpectedVersion, NewEvent};
+use manabi_schemas::ErrorBody;
+use manabi_schemas::ErrorCode;
+use manabi_schemas::events::{
+    EventMetadata, LedgerEvent, X402PaymentClaimed, X402PaymentFailed, X402PaymentSettled,
+};
+use serde_json::{Value, json};
+
+pub use config::{X402Options, X402Settings};
+pub use facilitator::Facilitator;
+use wire::{
+    PaymentRequiredV1, PaymentRequiredV2, PaymentV1, PaymentV2, RequirementsV1, RequirementsV2,
+    ResourceInfo, SettleResponse, TokenDomain,
+};
+
+use crate::error::ApiError;
+use crate::extract::Call;
+use crate::operations::OperationSpec;
+use crate::state::AppState;
+
+/// Where every operation is mirrored.
+pub const PREFIX: &str = "/x402";
+/// The v2 terms of a 402.
+pub const PAYMENT_REQUIRED: &str = "payment-required";
+/// The v2 payment.
+pub const PAYMENT_SIGNATURE: &str = "payment-signature";
+/// The v1 payment.
+pub const X_PAYMENT: &str = "x-payment";
+/// The settlement, v2 and v1.
+pub const PAYMENT_RESPONSE: &str = "payment-response";
+pub const X_PAYMENT_RESPONSE: &str = "x-payment-response";
+/// The MCP transport's `_meta` members.
+pub const MCP_PAYMENT: &str = "x402/payment";
+pub const MCP_PAYMENT_RESPONSE: &str = "x402/payment-response";
+
+/// x402 as configured, with its facilitator client.
+#[derive(Debug, Clone)]
+pub struct X402 {
+    pub settings: X402Settings,
+    pub facilitator: Facilitator,
+}
+
+impl X402 {
+    pub fn new(settings: X402Settings) -> X402 {
+        X402 {
+            facilitator: Facilitator::new(&settings.facilitator_url),
+            settings,
+        }
+    }
+}
+
+/// A request that came in under `/x402/`: its payment, if it carried one (or why it
+/// could not be read), and the address of the resource it pays for.
+#[derive(Debug, Clone)]
+pub struct PaidRequest {
+    pub payment: Option<Result<Payment, ApiError>>,
+    pub resource_url: String,
+}
+
+/// Put on every request under [`PREFIX`] by [`mount`]: the public base address, for
+/// the resource URL the terms name.
+#[derive(Debug, Clone)]
+pub struct Mounted(Arc<str>);
+
+/// The layer of the `/x402/` mirror: marks its requests as paid per call.
+pub async fn mount(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let base: Arc<str> = Arc::from(state.settings.base_url.as_str());
+    request.extensions_mut().insert(Mounted(base));
+    next.run(request).await
+}
+
+/// The payment of a REST request under [`PREFIX`], `None` for any other request.
+pub fn paid_request(parts: &axum::http::request::Parts) -> Option<PaidRequest> {
+    let Mounted(base) = parts.extensions.get::<Mounted>()?;
+    let uri = parts
+        .extensions
+        .get::<axum::extract::OriginalUri>()
+        .map_or(&parts.uri, |original| &original.0);
+    let path = uri.path_and_query().map_or("/", |path| path.as_str());
+    Some(PaidRequest::from_headers(
+        &parts.headers,
+        format!("{base}{path}"),
+    ))
+}
+
+/// A payment as decoded, with its JSON as sent (forwarded to the facilitator).
+#[derive(Debug, Clone)]
+pub enum Payment {
+    V1 { raw: Value, payment: PaymentV1 },
+    V2 { raw: Value, payment: PaymentV2 },
+}
+
+impl Payment {
+    fn version(&self) -> u8 {
+        match self {
+            Payment::V1 { .. } => 1,
+            Payment::V2 { .. } => 2,
+        }
+    }
+
+    fn raw(&self) -> &Value {
+        match self {
+            Payment::V1 { raw, .. } | Payment::V2 { raw, .. } => raw,
+        }
+    }
+
+    fn exact(&self) -> &wire::ExactPayload {
+        match self {
+            Payment::V1 { payment, .. } => &payment.payload,
+            Payment::V2 { payment, .. } => &payment.payload,
+        }
+    }
+}
+
+impl PaidRequest {
+    /// The payment of an HTTP request: `PAYMENT-SIGNATURE` (v2), else `X-PAYMENT` (v1).
+    pub fn from_headers(headers: &HeaderMap, resource_url: String) -> PaidRequest {
+        let header = [PAYMENT_SIGNATURE, X_PAYMENT]
+            .into_iter()
+            .find_map(|name| headers.get(name).map(|value| (name, value)));
+        let payment = header.map(|(name, value)| {
+            let text = value
+                .to_str()
+                .map_err(|_| malformed(name, "is not ASCII"))?;
+            let json = wire::decode(text).map_err(|reason| malformed(name, &reason))?;
+            Payment::from_json(json, name)
+        });
+        PaidRequest {
+            payment,
+            resource_url,
+        }
+    }
+
+    /// The payment of an MCP tool call: `_meta["x402/payment"]`, an object (or its JSON
+    /// text).
+    pub fn from_meta(meta: Option<&Value>, resource_url: String) -> PaidRequest {
+        let payment = meta.map(|value| {
+            let json = match value {
+                Value::String(text) => serde_json::from_str(text)
+                    .map_err(|_| malformed(MCP_PAYMENT, "is not a JSON payment"))?,
+                other => other.clone(),
+            };
+            Payment::from_json(json, MCP_PAYMENT)
+        });
+        PaidRequest {
+            payment,
+            resource_url,
+        }
+    }
+}
+
+impl Payment {
+    fn from_json(json: Value, carrier: &str) -> Result<Payment, ApiError> {
+        let version = json.get("x402Version").and_then(Value::as_u64);
+        let shape = |error: serde_json::Error| {
+            malformed(
+                carrier,
+                &format!("is not an x402 payment of the exact scheme: {error}"),
+            )
+        };
+        match version {
+            Some(1) => Ok(Payment::V1 {
+                payment: serde_json::from_value(json.clone()).map_err(shape)?,
+                raw: json,
+            }),
+            Some(2) => Ok(Payment::V2 {
+                payment: serde_json::from_value(json.clone()).map_err(shape)?,
+                raw: json,
+            }),
+            Some(other) => Err(invalid_without_terms(format!(
+                "x402Version {other} is not served; use 1 (X-PAYMENT) or 2 (PAYMENT-SIGNATURE)"
+            ))),
+            None => Err(malformed(carrier, "has no x402Version")),
+        }
+    }
+}
+
+fn malformed(carrier: &str, reason: &str) -> ApiError {
+    ApiError::with_message(
+        ErrorCode::PaymentMalformed,
+        format!("the payment in `{carrier}` {reason}; nothing was charged"),
+    )
+}
+
+/// A refusal decided before the terms are known; they are added by [`pay`].
+fn invalid_without_terms(reason: String) -> ApiError {
+    ApiError::with_message(
+        ErrorCode::PaymentInvalid,
+        format!("{reason}; nothing was charged"),
+    )
+}
+
+/// The terms of one call, both ways.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Terms {
+    v1: RequirementsV1,
+    v2: RequirementsV2,
+    resource: ResourceInfo,
+}
+
+impl Terms {
+    /// The v1 402 body: x402's `PaymentRequired` with our `ok` and `code` beside it.
+    pub fn body_v1(&self, error: &ErrorBody) -> String {
+        let mut body = json!(PaymentRequiredV1 {
+            x402_version: 1,
+            error: error.message.clone(),
+            accepts: vec![self.v1.clone()],
+        });
+        if let Some(object) = body.as_object_mut() {
+            object.insert("ok".to_owned(), json!(false));
+            object.insert("code".to_owned(), json!(error.code));
+        }
+        body.to_string()
+    }
+
+    /// The v2 terms as MCP's `structuredContent` carries them, with our `code`.
+    pub fn json_v2(&self, error: &ErrorBody) -> Value {
+        let mut value = json!(PaymentRequiredV2 {
+            x402_version: 2,
+            error: error.message.clone(),
+            resource: self.resource.clone(),
+            accepts: vec![self.v2.clone()],
+        });
+        if let Some(object) = value.as_object_mut() {
+            object.insert("code".to_owned(), json!(error.code));
+        }
+        value
+    }
+
+    /// The `PAYMENT-REQUIRED` header: base64 of the v2 terms.
+    pub fn header_v2(&self, error: &ErrorBody) -> String {
+        wire::encode(&self.json_v2(error))
+    }
+
+    fn requirements(&self, version: u8) -> Value {
+        match version {
+            1 => json!(self.v1),
+            _ => json!(self.v2),
+        }
+    }
+}
+
+/// The terms of a call of `operation` at `price_jpy` for the resource at `url`.
+fn terms(x402: &X402Settings, operation: &OperationSpec, price_jpy: i64, url: &str) -> Terms {
+    let amount = x402.rate.atomic(price_jpy, x402.asset.decimals).to_string();
+    let description = format!(
+        "manabi {} ({price_jpy} JPY at {} JPY/USD, rate of {})",
+        operation.id,
+        x402.rate.text,
+        x402.rate.at.format("%Y-%m-%dT%H:%M:%SZ")
+    );
+    let extra = TokenDomain {
+        name: x402.asset.name.clone(),
+        version: x402.asset.version.clone(),
+    };
+    let asset = x402.asset.address.to_checksum(None);
+    let pay_to = x402.pay_to.to_checksum(None);
+    let mime_type = "application/json".to_owned();
+    Terms {
+        v1: RequirementsV1 {
+            scheme: "exact".to_owned(),
+            network: x402.network.name.to_owned(),
+            max_amount_required: amount.clone(),
+            resource: url.to_owned(),
+            description: description.clone(),
+            mime_type: mime_type.clone(),
+            pay_to: pay_to.clone(),
+            max_timeout_seconds: x402.max_timeout_seconds,
+            asset: asset.clone(),
+            extra: extra.clone(),
+        },
+        v2: RequirementsV2 {
+            scheme: "exact".to_owned(),
+            network: x402.network.caip2(),
+            amount,
+            asset,
+            pay_to,
+            max_timeout_seconds: x402.max_timeout_seconds,
+            extra,
+        },
+        resource: ResourceInfo {
+            url: url.to_owned(),
+            description,
+            mime_type,
+        },
+    }
+}
+
+/// A settled payment: what the answer carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settled {
+    pub response: SettleResponse,
+    pub version: u8,
+    /// The claim's event id: the invoice id of the call.
+    pub invoice_id: uuid::Uuid,
+}
+
+impl Settled {
+    /// The `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE` value.
+    pub fn header(&self) -> String {
+        wire::encode(&self.response)
+    }
+}
+
+/// x402 is not configured on this server.
+fn disabled() -> ApiError {
+    ApiError::with_message(
+        ErrorCode::Unavailable,
+        "x402 payments are not configured on this server (no MANABI_X402_PAY_TO); use an \
+         API key instead. Nothing was charged.",
+    )
+}
+
+/// Takes the payment of a call of `operation` at `price_jpy` yen: steps 1 to 6 of the
+/// module documentation. Every refusal is a 402 carrying the terms, except a malformed
+/// payment (400) and an unreachable facilitator or ledger (503).
+pub async fn pay(
+    state: &AppState,
+    call: &Call,
+    request: &PaidRequest,
+    operation: &'static OperationSpec,
+    resource_id: Option<&str>,
+    price_jpy: i64,
+) -> Result<Settled, ApiError> {
+    let x402 = state.x402.as_ref().ok_or_else(disabled)?;
+    let settings = &x402.settings;
+    let terms = Arc::new(terms(settings, operation, price_jpy, &request.resource_url));
+    let refuse = |code: ErrorCode, message: String| {
+        let mut error = ApiError::with_message(code, message);
+        error.payment_terms = Some(terms.clone());
+        error
+    };
+    let payment = match &request.payment {
+        None => {
+            return Err(refuse(
+                ErrorCode::PaymentRequired,
+                format!(
+                    "this call costs {price_jpy} JPY, paid as {} atomic units of {} on {}; \
+                     sign the terms and retry with PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT \
+                     (v1)",
+                    terms.v2.amount, settings.asset.name, terms.v2.network
+                ),
+            ));
+        }
+        Some(Err(error)) if error.code() == ErrorCode::PaymentInvalid => {
+            return Err(refuse(error.code(), error.body.message.clone()));
+        }
+        Some(Err(error)) => return Err(error.clone()),
+        Some(Ok(payment)) => payment,
+    };
+    let invalid = |reason: String| {
+        refuse(
+            ErrorCode::PaymentInvalid,
+            format!("the payment was refused: {reason}; nothing was charged"),
+        )
+    };
+    matches_terms(payment, &terms).map_err(invalid)?;
+    let expected = evm::Expected {
+        network: settings.network,
+        asset: &settings.asset,
+        pay_to: settings.pay_to,
+        amount: settings.rate.atomic(price_jpy, settings.asset.decimals),
+        now: u64::try_from(chrono::Utc::now().timestamp()).unwrap_or(0),
+    };
+    let checked = evm::check(payment.exact(), &expected).map_err(invalid)?;
+    let version = payment.version();
+    let requirements = terms.requirements(version);
+    let verified = x402
+        .facilitator
+        .verify(version, payment.raw(), requirements.clone())
+        .await
+        .map_err(facilitator_unavailable)?;
+    if !verified.is_valid {
+        let reason = verified
+            .invalid_reason
+            .unwrap_or_else(|| "no reason given".to_owned());
+        return Err(invalid(format!("the facilitator refused it ({reason})")));
+    }
+    if !call.ticket.claim() {
+        return Err(ApiError::new(ErrorCode::Timeout));
+    }
+    let claim = X402PaymentClaimed {
+        payer: format!("{:#x}", checked.payer),
+        nonce: format!("{:#x}", checked.nonce),
+        x402_version: version,
+        scheme: "exact".to_owned(),
+        network: settings.network.caip2(),
+        asset: format!("{:#x}", settings.asset.address),
+        pay_to: format!("{:#x}", settings.pay_to),
+        amount: terms.v2.amount.clone(),
+        operation: operation.id.to_owned(),
+        resource_id: resource_id.map(str::to_owned),
+        price_jpy,
+        price_list_version: state.settings.prices.list_version,
+        jpy_per_usd: settings.rate.text.clone(),
+        rate_at: settings.rate.at,
+        valid_before: checked.valid_before,
+        request_id: call.credential.request_id(),
+        transport: call.transport,
+    };
+    let settling = tokio::spawn(claim_and_settle(
+        state.clone(),
+        claim,
+        payment.raw().clone(),
+        requirements,
+    ));
+    let outcome = settling
+        .await
+        .map_err(|_| ApiError::new(ErrorCode::Internal))?;
+    match outcome {
+        Outcome::Settled(response, invoice_id) => Ok(Settled {
+            response,
+            version,
+            invoice_id,
+        }),
+        Outcome::Used => Err(invalid(format!(
+            "this authorization (nonce {:#x}) has already paid for a call",
+            checked.nonce
+        ))),
+        Outcome::Failed(reason) => Err(refuse(
+            ErrorCode::SettlementFailed,
+            format!("the payment could not be settled ({reason}); nothing was served"),
+        )),
+        Outcome::LedgerUnavailable(reason) => Err(crate::billing::ledger_unavailable(&reason)),
+    }
+}
+
+/// The payment names the scheme, network, asset, recipient and amount of the terms.
+fn matches_terms(payment: &Payment, terms: &Terms) -> Result<(), String> {
+    let same_address = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+    match payment {
+        Payment::V1 { payment, .. } => {
+            if payment.scheme != "exact" {
+                return Err(format!(
+                    "scheme `{}` is not served; use exact",
+                    payment.scheme
+                ));
+            }
+            if payment.network != terms.v1.network {
+                return Err(format!(
+                    "network `{}` is not {}",
+                    payment.network, terms.v1.network
+                ));
+            }
+        }
+        Payment::V2 { payment, .. } => {
+            let accepted = &payment.accepted;
+            if accepted.scheme != "exact" {
+                return Err(format!(
+                    "scheme `{}` is not served; use exact",
+                    accepted.scheme
+                ));
+            }
+            if accepted.network != terms.v2.network {
+                return Err(format!(
+                    "network `{}` is not {}",
+                    accepted.network, terms.v2.network
+                ));
+            }
+            if !same_address(&accepted.asset, &terms.v2.asset) {
+                return Err(format!(
+                    "asset {} is not {}",
+                    accepted.asset, terms.v2.asset
+                ));
+            }
+            if !same_address(&accepted.pay_to, &terms.v2.pay_to) {
+                return Err(format!(
+                    "it accepts paying {}, not {}",
+                    accepted.pay_to, terms.v2.pay_to
+                ));
+            }
+            if accepted.amount != terms.v2.amount {
+                return Err(format!(
+                    "it accepts an amount of {}; this call costs exactly {}",
+                    accepted.amount, terms.v2.amount
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn facilitator_unavailable(error: facilitator::Unreachable) -> ApiError {
+    tracing::warn!(%error, "the x402 facilitator gave no usable answer");
+    ApiError::with_message(
+        ErrorCode::Unavailable,
+        format!("{error}; the payment was not taken and nothing was served, retry shortly"),
+    )
+    .retry_after(2)
+}
+
+enum Outcome {
+    Settled(SettleResponse, uuid::Uuid),
+    /// Another request claimed the nonce first.
+    Used,
+    Failed(String),
+    LedgerUnavailable(String),
+}
+
+/// Steps 5 and 6: claim the nonce, settle, record the outcome.
+async fn claim_and_settle(
+    state: AppState,
+    claim: X402PaymentClaimed,
+    payment: Value,
+    requirements: Value,
+) -> Outcome {
+    let store = &state.ledger.store;
+    let stream = StreamName::new(format!("x402-{}-{}", claim.payer, claim.nonce));
+    let metadata = EventMetadata {
+        request_id: Some(claim.request_id.clone()),
+        key_id: None,
+        transport: Some(claim.transport),
+    };
+    let now = chrono::Utc::now();
+    let version = claim.x402_version;
+    let operation = claim.operation.clone();
+    let claimed = NewEvent::new(
+        LedgerEvent::X402PaymentClaimed(claim),
+        metadata.clone(),
+        now,
+    );
+    let invoice_id = claimed.id;
+    let command = AppendCommand::single(stream.clone(), ExpectedVersion::NoStream, vec![claimed]);
+    match store.append(command).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(AppendRejection::WrongVersion { .. })) => {
+            metrics::counter!("manabi_x402_payments_total", "outcome" => "replayed").increment(1);
+            return Outcome::Used;
+        }
+        Ok(Err(rejection)) => return Outcome::LedgerUnavailable(format!("{rejection:?}")),
+        Err(error) => return Outcome::LedgerUnavailable(error.to_string()),
+    }
+    let settled = match &state.x402 {
+        Some(x402) => {
+            x402.facilitator
+                .settle(version, &payment, requirements)
+                .await
+        }
+        None => Err(facilitator::Unreachable("is not configured".to_owned())),
+    };
+    let (event, outcome) = match settled {
+        Ok(response) if response.success && !response.transaction.is_empty() => (
+            LedgerEvent::X402PaymentSettled(X402PaymentSettled {
+                transaction: response.transaction.clone(),
+                network: response.network.clone(),
+            }),
+            Outcome::Settled(response, invoice_id),
+        ),
+        Ok(response) => {
+            let reason = response
+                .error_reason
+                .unwrap_or_else(|| "settlement reported no transaction".to_owned());
+            (
+                LedgerEvent::X402PaymentFailed(X402PaymentFailed {
+                    reason: reason.clone(),
+                }),
+                Outcome::Failed(reason),
+            )
+        }
+        Err(error) => (
+            LedgerEvent::X402PaymentFailed(X402PaymentFailed {
+                reason: error.to_string(),
+            }),
+            Outcome::Failed(error.to_string()),
+        ),
+    };
+    let label = if matches!(outcome, Outcome::Settled(..)) {
+        "settled"
+    } else {
+        "failed"
+    };
+    metrics::counter!("manabi_x402_payments_total", "outcome" => label, "operation" => operation)
+        .increment(1);
+    let record = AppendCommand::single(
+        stream,
+        ExpectedVersion::Exact(0),
+        vec![NewEvent::new(event, metadata, chrono::Utc::now())],
+    );
+    let recorded = match store.append(record).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(rejection)) => Err(rejection.to_string()),
+        Err(error) => Err(error.to_string()),
+    };
+    if let Err(error) = recorded {
+        // The money moved (or did not) whatever the record says; the claim stays, so
+        // the nonce cannot pay twice, and `ledger verify` lists the claim without outcome.
+        tracing::error!(%error, "recording an x402 settlement outcome failed");
+    }
+    outcome
+}
