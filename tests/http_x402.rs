@@ -198,6 +198,10 @@ async fn a_payment_serves_one_answer_and_the_ledger_records_it() {
         .await
         .unwrap();
     assert!(metrics.contains("manabi_x402_payments_total"), "{metrics}");
+    assert!(
+        metrics.contains("manabi_x402_revenue_jpy_total"),
+        "{metrics}"
+    );
 }
 
 /// 50 copies of one signed payment at once, split over `servers` servers on one ledger:
@@ -569,4 +573,55 @@ async fn mcp_tool_calls_are_paid_through_meta() {
         "PAYMENT_INVALID"
     );
     assert_eq!(facilitator.settlements().len(), 1);
+}
+
+/// A localized version not generated yet costs the generation price, paid per call;
+/// once stored, anyone reads it for the read price and nothing is translated again.
+#[tokio::test]
+async fn a_localized_generation_is_paid_at_its_own_price() {
+    let Some(artifact) = common::committed_artifact() else {
+        return;
+    };
+    let facilitator = FakeFacilitator::start().await;
+    let deepl = common::deepl::FakeDeepl::start().await;
+    let db = fresh_db(Backend::Sqlite).await;
+    let env = [
+        ("MANABI_DATABASE_URL", db.url.as_str()),
+        ("MANABI_X402_PAY_TO", PAY_TO),
+        ("MANABI_X402_FACILITATOR_URL", facilitator.url.as_str()),
+        ("MANABI_TRANSLATION_PROVIDER_URL", deepl.url.as_str()),
+        (
+            "MANABI_TRANSLATION_PROVIDER_KEY",
+            common::deepl::FakeDeepl::AUTH_KEY,
+        ),
+    ];
+    let app = common::spawn_app_on_committed_artifact_with(artifact, &env).await;
+    let path = "/x402/api/v1/learnables/grammar-dake?locale=pt";
+    let (accepted, _) = terms(&app, path).await;
+    // 25 JPY at 150 JPY/USD.
+    assert_eq!(accepted["amount"], "166667");
+    assert_eq!(deepl.calls(), 0, "nothing is translated before a payment");
+    let payer = Payer::new();
+    let header = payer.header_v2(&accepted, &payer.authorization_for(&accepted));
+    let (status, headers, body) = get(&app, path, &[("payment-signature", &header)]).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["billing"]["points_charged"], 25);
+    assert!(headers.contains_key("payment-response"));
+    assert!(
+        body["data"]["grammar"]["meaning"]
+            .as_str()
+            .is_some_and(|meaning| meaning.starts_with("[pt] ")),
+        "{body}"
+    );
+    let (accepted, _) = terms(&app, path).await;
+    assert_eq!(accepted["amount"], "6667", "stored: the read price");
+    let header = payer.header_v2(&accepted, &payer.authorization_for(&accepted));
+    let (status, _, body) = get(&app, path, &[("payment-signature", &header)]).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["billing"]["points_charged"], 1);
+    assert_eq!(deepl.calls(), 1);
+    assert_eq!(facilitator.settlements().len(), 2);
+    let store = store(&db).await;
+    let report = verified_when_caught_up(&store).await;
+    assert!(report.ok, "{report:?}");
 }

@@ -328,6 +328,7 @@ async fn one_claim_wins_and_the_others_charge_nothing(backend: Backend) {
                 request_id: request_id.clone(),
                 content: serde_json::json!({"id": "grammar-dake", "n": n}),
                 generation_ms: 1,
+                x402_payment: None,
             };
             let claim = StreamAppend {
                 stream,

@@ -264,7 +264,8 @@ async fn pay(
     let (Some(paid), Some(points)) = (&call.paid, points_of(state, operation.price)) else {
         return Ok(answer);
     };
-    let settled = crate::x402::pay(state, call, paid, operation, resource_id, points.get()).await?;
+    let settled =
+        crate::x402::pay(state, call, paid, operation.id, resource_id, points.get()).await?;
     answer.billing = Some(Billing {
         points_charged: points.get(),
         currency: "JPY".to_owned(),

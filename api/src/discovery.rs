@@ -2,7 +2,9 @@
 //! endpoints from the operation table).
 
 use manabi_schemas::params::SearchLimit;
-use manabi_schemas::{CreditPack, CreditPacks, Discovery, FairUse, LocaleSupport, Mode, Pricing};
+use manabi_schemas::{
+    CreditPack, CreditPacks, Discovery, FairUse, LocaleSupport, Mode, Pricing, X402Terms,
+};
 
 use crate::settings::Settings;
 
@@ -20,7 +22,8 @@ pub fn discovery(settings: &Settings, locales: &[LocaleSupport], mode: Mode) -> 
         endpoints: crate::operations::discovery_endpoints(),
         auth: "Optional for REST: send an API key (svc_ak_…) as `Authorization: Bearer <key>` \
                or `X-API-Key: <key>` for the full dataset; without a key REST answers the \
-               evaluation sample (\"sample\": true). MCP requires a Bearer key."
+               evaluation sample (\"sample\": true). MCP requires a Bearer key. Without an \
+               account, every operation is also sold per call under /x402/ (see `x402`)."
             .to_owned(),
         pricing: Pricing {
             currency: "JPY".to_owned(),
@@ -50,6 +53,34 @@ pub fn discovery(settings: &Settings, locales: &[LocaleSupport], mode: Mode) -> 
         signup_url: settings.signup_url.clone(),
         mode,
         locales: locales.to_vec(),
+        x402: settings
+            .x402
+            .as_ref()
+            .map(|x402| x402_terms(x402, settings)),
+    }
+}
+
+fn x402_terms(x402: &crate::x402::X402Settings, settings: &Settings) -> X402Terms {
+    let amount = |jpy: i64| x402.rate.atomic(jpy, x402.asset.decimals).to_string();
+    X402Terms {
+        prefix: crate::x402::PREFIX.to_owned(),
+        mcp_endpoint: format!("{}/mcp", crate::x402::PREFIX),
+        scheme: "exact".to_owned(),
+        network: x402.network.caip2(),
+        network_v1: x402.network.name.to_owned(),
+        asset: x402.asset.address.to_checksum(None),
+        asset_name: x402.asset.name.clone(),
+        asset_version: x402.asset.version.clone(),
+        asset_decimals: x402.asset.decimals,
+        pay_to: x402.pay_to.to_checksum(None),
+        jpy_per_usd: x402.rate.text.clone(),
+        rate_at: x402
+            .rate
+            .at
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        read_amount: amount(settings.prices.read_jpy),
+        search_amount: amount(settings.prices.search_jpy),
+        localized_generation_amount: amount(settings.prices.localized_generation_jpy),
     }
 }
 

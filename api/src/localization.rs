@@ -158,18 +158,22 @@ pub async fn serve(
     if let Some(content) = find(state, id, locale).await? {
         return Ok(Served::Stored(render(state, &content, request)?));
     }
-    let Caller::Keyed(keyed) = caller else {
-        return Err(ApiError::with_message(
-            ErrorCode::ApiKeyRequired,
-            format!(
-                "`{id}` has not been generated in `{locale}` yet, and generating a locale \
+    let payer = match (caller, &call.paid) {
+        (Caller::Keyed(keyed), _) => Payer::Account(keyed),
+        (Caller::Paying { .. }, Some(paid)) => Payer::X402(paid),
+        _ => {
+            return Err(ApiError::with_message(
+                ErrorCode::ApiKeyRequired,
+                format!(
+                    "`{id}` has not been generated in `{locale}` yet, and generating a locale \
                  needs an API key (it costs {} points once, then everyone reads it for {}); \
                  get a key at {}. Nothing was charged.",
-                state.settings.prices.localized_generation_jpy,
-                state.settings.prices.read_jpy,
-                state.settings.signup_url
-            ),
-        ));
+                    state.settings.prices.localized_generation_jpy,
+                    state.settings.prices.read_jpy,
+                    state.settings.signup_url
+                ),
+            ));
+        }
     };
     if call.head {
         return Err(ApiError::with_message(
@@ -197,7 +201,7 @@ pub async fn serve(
             )
             .retry_after(5)
         })?;
-    let outcome = generate(state, keyed, call, id, english, request, stream).await;
+    let outcome = generate(state, payer, call, id, english, request, stream).await;
     lease.release().await;
     match outcome? {
         Some(answer) => Ok(Served::Generated(answer)),
@@ -209,11 +213,18 @@ pub async fn serve(
     }
 }
 
+/// Who pays for a generation: an account's key, or an x402 payment per call.
+#[derive(Clone, Copy)]
+enum Payer<'a> {
+    Account(&'a manabi_ledger::Caller),
+    X402(&'a crate::x402::PaidRequest),
+}
+
 /// Generates the version and appends it with the caller's charge. `None` when another
 /// server's claim was found first.
 async fn generate(
     state: &AppState,
-    keyed: &manabi_ledger::Caller,
+    payer: Payer<'_>,
     call: &Call,
     id: &str,
     english: &[u8],
@@ -225,7 +236,20 @@ async fn generate(
         return Ok(None);
     }
     let price = state.settings.prices.localized_generation_jpy;
-    check_balance(state, keyed, call, price).await?;
+    let resource = resource_of(id, locale);
+    // Nothing is translated for a caller who cannot pay: the balance, or the payment
+    // checked and verified (it is taken only once the version exists).
+    let verified = match payer {
+        Payer::Account(keyed) => {
+            check_balance(state, keyed, call, price).await?;
+            None
+        }
+        Payer::X402(paid) => {
+            let operation = generation_operation(request.kind);
+            let resource = Some(resource.as_str());
+            Some(crate::x402::prepare(state, call, paid, operation, resource, price).await?)
+        }
+    };
     let english = parse_stored(english)?;
     let localizer = &state.localization.localizer;
     let plan = localizer
@@ -236,6 +260,14 @@ async fn generate(
         .await
         .map_err(localize_error)?;
     let content = with_citations(generated.content, locale, &generated.fields_by);
+    let keyed = match (payer, verified) {
+        (Payer::Account(keyed), _) => keyed,
+        (_, Some(verified)) => {
+            let answer = paid_generation(state, call, id, request, content, verified).await?;
+            return Ok(Some(answer));
+        }
+        (Payer::X402(_), None) => return Err(ApiError::new(ErrorCode::Internal)),
+    };
     let request_id = call.credential.request_id();
     let event = LocalizationGenerated {
         document: match request.kind {
@@ -249,6 +281,7 @@ async fn generate(
         request_id: request_id.clone(),
         content: content.clone(),
         generation_ms: u64::try_from(generated.elapsed.as_millis()).unwrap_or(u64::MAX),
+        x402_payment: None,
     };
     let metadata = EventMetadata {
         request_id: Some(request_id.clone()),
@@ -291,6 +324,77 @@ async fn generate(
         Err(Refusal::ClaimTaken) => Ok(None),
         Err(refusal) => Err(refusal_error(state, call, refusal)),
     }
+}
+
+/// A generation paid per call: the payment is settled, then the version is stored on
+/// its stream naming the payment. The lease is held, so no other server stores one
+/// meanwhile; should the store fail after settlement, the paid answer is still served
+/// (and `ledger verify` reports the settled generation payment without its version).
+async fn paid_generation(
+    state: &AppState,
+    call: &Call,
+    id: &str,
+    request: LocalizeRequest,
+    content: Value,
+    verified: crate::x402::Verified,
+) -> Result<Answer, ApiError> {
+    let locale = request.locale;
+    let payment_stream = verified.stream();
+    let settled = verified.settle(state).await?;
+    let request_id = call.credential.request_id();
+    let event = LocalizationGenerated {
+        document: match request.kind {
+            DocumentKind::Learnable => "learnable",
+            DocumentKind::Lesson => "lesson",
+        }
+        .to_owned(),
+        entry_id: id.to_owned(),
+        locale: locale.to_string(),
+        account_id: uuid::Uuid::nil(),
+        request_id: request_id.clone(),
+        content: content.clone(),
+        generation_ms: 0,
+        x402_payment: Some(payment_stream.to_string()),
+    };
+    let metadata = EventMetadata {
+        request_id: Some(request_id),
+        key_id: None,
+        transport: Some(call.transport),
+    };
+    let stored = state
+        .ledger
+        .store
+        .append(manabi_ledger::store::AppendCommand::single(
+            stream_of(id, locale),
+            ExpectedVersion::NoStream,
+            vec![NewEvent::new(
+                LedgerEvent::LocalizationGenerated(event),
+                metadata,
+                chrono::Utc::now(),
+            )],
+        ))
+        .await;
+    let content = to_json(&content)?;
+    match stored {
+        Ok(Ok(_)) => {
+            state.localization.keep(id, locale, content.clone());
+            metrics::counter!("manabi_localizations_generated_total").increment(1);
+        }
+        Ok(Err(rejection)) => {
+            tracing::error!(%rejection, "a paid localization could not be stored");
+        }
+        Err(error) => tracing::error!(%error, "a paid localization could not be stored"),
+    }
+    let price = state.settings.prices.localized_generation_jpy;
+    let mut answer = Answer::new(render(state, &content, request)?, false);
+    answer.billing = Some(manabi_schemas::Billing {
+        points_charged: price,
+        currency: "JPY".to_owned(),
+        invoice_id: Some(settled.invoice_id.to_string()),
+        free_tier: Some(false),
+    });
+    answer.payment = Some(Box::new(settled));
+    Ok(answer)
 }
 
 /// The operation a generation is charged as, on invoices and statements.

@@ -84,10 +84,34 @@ struct Localizations {
     generated: BTreeMap<(Uuid, String), String>,
     /// (account, request id) → the resource of each generation charge.
     charged: BTreeMap<(Uuid, String), String>,
+    /// x402 payment stream → (resource, request id), per version paid per call.
+    paid_generated: BTreeMap<String, (String, String)>,
+    /// The same, per settled x402 payment of a generation.
+    paid_settled: BTreeMap<String, (String, String)>,
+    /// Every x402 claim of a generation, until its outcome.
+    paid_claims: HashMap<String, (String, String)>,
 }
 
 impl Localizations {
     fn differences(&self, out: &mut Vec<String>) {
+        for (stream, version) in &self.paid_generated {
+            if self.paid_settled.get(stream) != Some(version) {
+                out.push(format!(
+                    "localization {}: paid by {stream}, which is no settled generation \
+                     payment of request {}",
+                    version.0, version.1
+                ));
+            }
+        }
+        for (stream, version) in &self.paid_settled {
+            if self.paid_generated.get(stream) != Some(version) {
+                out.push(format!(
+                    "{stream}: a settled generation payment of {} (request {}) without its \
+                     localization",
+                    version.0, version.1
+                ));
+            }
+        }
         for (key, resource) in &self.generated {
             if self.charged.get(key) != Some(resource) {
                 out.push(format!(
@@ -144,9 +168,16 @@ impl Replay {
                         recorded.stream, recorded.version
                     ));
                 }
-                let key = (e.account_id, e.request_id.clone());
                 let resource = format!("{}@{}", e.entry_id, e.locale);
-                self.localizations.generated.insert(key, resource);
+                if let Some(payment) = &e.x402_payment {
+                    let paid = (resource, e.request_id.clone());
+                    self.localizations
+                        .paid_generated
+                        .insert(payment.clone(), paid);
+                } else {
+                    let key = (e.account_id, e.request_id.clone());
+                    self.localizations.generated.insert(key, resource);
+                }
             }
             return;
         };
@@ -193,6 +224,22 @@ impl Replay {
                 recorded.version
             ));
             return;
+        }
+        let localizations = &mut self.localizations;
+        match &recorded.event {
+            LedgerEvent::X402PaymentClaimed(e) if e.operation.starts_with("localize") => {
+                let version = (
+                    e.resource_id.clone().unwrap_or_default(),
+                    e.request_id.clone(),
+                );
+                localizations.paid_claims.insert(stream.clone(), version);
+            }
+            LedgerEvent::X402PaymentSettled(_) => {
+                if let Some(version) = localizations.paid_claims.remove(&stream) {
+                    localizations.paid_settled.insert(stream.clone(), version);
+                }
+            }
+            _ => {}
         }
         if recorded.position > checkpoint {
             self.behind += 1;

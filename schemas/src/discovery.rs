@@ -29,6 +29,40 @@ pub struct Discovery {
     /// Every locale content can be read in besides the canonical `en`, with the
     /// generators that serve it in the order they are tried.
     pub locales: Vec<LocaleSupport>,
+    /// Pay-per-call without an account, when the server takes x402 payments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x402: Option<X402Terms>,
+}
+
+/// How to pay per call with x402 under `/x402/`: the network, the coin, the recipient,
+/// the yen→dollar rate and what each price comes to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct X402Terms {
+    /// Prefix every operation is mirrored under (`/x402/api/v1/…`).
+    pub prefix: String,
+    /// The MCP endpoint paid through `_meta` (x402's MCP transport).
+    pub mcp_endpoint: String,
+    /// Always `exact` (EIP-3009 `transferWithAuthorization`).
+    pub scheme: String,
+    /// CAIP-2 network id, e.g. `eip155:8453` (x402 v2).
+    pub network: String,
+    /// The same network's x402 v1 name, e.g. `base`.
+    pub network_v1: String,
+    /// The token contract.
+    pub asset: String,
+    /// The token's EIP-712 domain name and version.
+    pub asset_name: String,
+    pub asset_version: String,
+    pub asset_decimals: u32,
+    pub pay_to: String,
+    /// Yen per US dollar the JPY prices are converted at.
+    pub jpy_per_usd: String,
+    /// When that rate was taken (RFC 3339).
+    pub rate_at: String,
+    /// The prices in the token's atomic units (rounded up).
+    pub read_amount: String,
+    pub search_amount: String,
+    pub localized_generation_amount: String,
 }
 
 /// One locale of localized reads (`locale=` on `getLearnable` and `getLesson`).

@@ -123,6 +123,10 @@ pub struct LocalizationGenerated {
     pub content: serde_json::Value,
     /// How long the generation took.
     pub generation_ms: u64,
+    /// The x402 payment stream (`x402-{payer}-{nonce}`) that paid for the generation
+    /// when it was paid per call; `account_id` is then the nil id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x402_payment: Option<String>,
 }
 
 /// An x402 payment authorization claimed for one call, on its stream

@@ -18,7 +18,7 @@ pub mod vocabulary;
 
 pub use discovery::{
     CreditPack, CreditPacks, Discovery, FairUse, LocaleSupport, Localization, LocalizedFields,
-    Mode, Pricing,
+    Mode, Pricing, X402Terms,
 };
 pub use envelope::{
     Billing, JourneyDocument, LessonDocument, SearchResults, Success, WorldDocument, Worlds,

@@ -45,7 +45,6 @@ use wire::{
 
 use crate::error::ApiError;
 use crate::extract::Call;
-use crate::operations::OperationSpec;
 use crate::state::AppState;
 
 /// Where every operation is mirrored.
@@ -275,11 +274,10 @@ impl Terms {
 }
 
 /// The terms of a call of `operation` at `price_jpy` for the resource at `url`.
-fn terms(x402: &X402Settings, operation: &OperationSpec, price_jpy: i64, url: &str) -> Terms {
+fn terms(x402: &X402Settings, operation: &str, price_jpy: i64, url: &str) -> Terms {
     let amount = x402.rate.atomic(price_jpy, x402.asset.decimals).to_string();
     let description = format!(
-        "manabi {} ({price_jpy} JPY at {} JPY/USD, rate of {})",
-        operation.id,
+        "manabi {operation} ({price_jpy} JPY at {} JPY/USD, rate of {})",
         x402.rate.text,
         x402.rate.at.format("%Y-%m-%dT%H:%M:%SZ")
     );
@@ -352,43 +350,56 @@ pub async fn pay(
     state: &AppState,
     call: &Call,
     request: &PaidRequest,
-    operation: &'static OperationSpec,
+    operation: &str,
     resource_id: Option<&str>,
     price_jpy: i64,
 ) -> Result<Settled, ApiError> {
+    prepare(state, call, request, operation, resource_id, price_jpy)
+        .await?
+        .settle(state)
+        .await
+}
+
+/// A payment checked and verified (steps 1 to 4), not yet claimed: nothing is taken
+/// until [`Verified::settle`]. A localized generation is verified before it translates
+/// and settled after.
+#[derive(Debug)]
+pub struct Verified {
+    claim: X402PaymentClaimed,
+    payment: Value,
+    requirements: Value,
+    terms: Arc<Terms>,
+    ticket: manabi_ledger::ChargeTicket,
+}
+
+/// Steps 1 to 4: the terms, the payment against them, the authorization, the facilitator.
+pub async fn prepare(
+    state: &AppState,
+    call: &Call,
+    request: &PaidRequest,
+    operation: &str,
+    resource_id: Option<&str>,
+    price_jpy: i64,
+) -> Result<Verified, ApiError> {
     let x402 = state.x402.as_ref().ok_or_else(disabled)?;
     let settings = &x402.settings;
     let terms = Arc::new(terms(settings, operation, price_jpy, &request.resource_url));
-    let refuse = |code: ErrorCode, message: String| {
-        let mut error = ApiError::with_message(code, message);
-        error.payment_terms = Some(terms.clone());
-        error
-    };
     let payment = match &request.payment {
         None => {
-            return Err(refuse(
-                ErrorCode::PaymentRequired,
-                format!(
-                    "this call costs {price_jpy} JPY, paid as {} atomic units of {} on {}; \
-                     sign the terms and retry with PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT \
-                     (v1)",
-                    terms.v2.amount, settings.asset.name, terms.v2.network
-                ),
-            ));
+            let message = format!(
+                "this call costs {price_jpy} JPY, paid as {} atomic units of {} on {}; sign \
+                 the terms and retry with PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1)",
+                terms.v2.amount, settings.asset.name, terms.v2.network
+            );
+            return Err(with_terms(ErrorCode::PaymentRequired, message, &terms));
         }
         Some(Err(error)) if error.code() == ErrorCode::PaymentInvalid => {
-            return Err(refuse(error.code(), error.body.message.clone()));
+            return Err(with_terms(error.code(), error.body.message.clone(), &terms));
         }
         Some(Err(error)) => return Err(error.clone()),
         Some(Ok(payment)) => payment,
     };
-    let invalid = |reason: String| {
-        refuse(
-            ErrorCode::PaymentInvalid,
-            format!("the payment was refused: {reason}; nothing was charged"),
-        )
-    };
-    matches_terms(payment, &terms).map_err(invalid)?;
+    matches_terms(payment, &terms).map_err(|reason| refused(reason, &terms))?;
     let expected = evm::Expected {
         network: settings.network,
         asset: &settings.asset,
@@ -396,7 +407,8 @@ pub async fn pay(
         amount: settings.rate.atomic(price_jpy, settings.asset.decimals),
         now: u64::try_from(chrono::Utc::now().timestamp()).unwrap_or(0),
     };
-    let checked = evm::check(payment.exact(), &expected).map_err(invalid)?;
+    let checked =
+        evm::check(payment.exact(), &expected).map_err(|reason| refused(reason, &terms))?;
     let version = payment.version();
     let requirements = terms.requirements(version);
     let verified = x402
@@ -408,10 +420,8 @@ pub async fn pay(
         let reason = verified
             .invalid_reason
             .unwrap_or_else(|| "no reason given".to_owned());
-        return Err(invalid(format!("the facilitator refused it ({reason})")));
-    }
-    if !call.ticket.claim() {
-        return Err(ApiError::new(ErrorCode::Timeout));
+        let reason = format!("the facilitator refused it ({reason})");
+        return Err(refused(reason, &terms));
     }
     let claim = X402PaymentClaimed {
         payer: format!("{:#x}", checked.payer),
@@ -422,7 +432,7 @@ pub async fn pay(
         asset: format!("{:#x}", settings.asset.address),
         pay_to: format!("{:#x}", settings.pay_to),
         amount: terms.v2.amount.clone(),
-        operation: operation.id.to_owned(),
+        operation: operation.to_owned(),
         resource_id: resource_id.map(str::to_owned),
         price_jpy,
         price_list_version: state.settings.prices.list_version,
@@ -432,31 +442,71 @@ pub async fn pay(
         request_id: call.credential.request_id(),
         transport: call.transport,
     };
-    let settling = tokio::spawn(claim_and_settle(
-        state.clone(),
+    Ok(Verified {
         claim,
-        payment.raw().clone(),
+        payment: payment.raw().clone(),
         requirements,
-    ));
-    let outcome = settling
-        .await
-        .map_err(|_| ApiError::new(ErrorCode::Internal))?;
-    match outcome {
-        Outcome::Settled(response, invoice_id) => Ok(Settled {
-            response,
-            version,
-            invoice_id,
-        }),
-        Outcome::Used => Err(invalid(format!(
-            "this authorization (nonce {:#x}) has already paid for a call",
-            checked.nonce
-        ))),
-        Outcome::Failed(reason) => Err(refuse(
-            ErrorCode::SettlementFailed,
-            format!("the payment could not be settled ({reason}); nothing was served"),
-        )),
-        Outcome::LedgerUnavailable(reason) => Err(crate::billing::ledger_unavailable(&reason)),
+        terms,
+        ticket: call.ticket.clone(),
+    })
+}
+
+impl Verified {
+    /// The ledger stream the payment is claimed on.
+    pub fn stream(&self) -> StreamName {
+        StreamName::new(format!("x402-{}-{}", self.claim.payer, self.claim.nonce))
     }
+
+    /// Steps 5 and 6: claims the nonce and settles, in a task of its own.
+    pub async fn settle(self, state: &AppState) -> Result<Settled, ApiError> {
+        if !self.ticket.claim() {
+            return Err(ApiError::new(ErrorCode::Timeout));
+        }
+        let version = self.claim.x402_version;
+        let nonce = self.claim.nonce.clone();
+        let terms = self.terms.clone();
+        let settling = tokio::spawn(claim_and_settle(
+            state.clone(),
+            self.claim,
+            self.payment,
+            self.requirements,
+        ));
+        let outcome = settling
+            .await
+            .map_err(|_| ApiError::new(ErrorCode::Internal))?;
+        match outcome {
+            Outcome::Settled(response, invoice_id) => Ok(Settled {
+                response,
+                version,
+                invoice_id,
+            }),
+            Outcome::Used => Err(refused(
+                format!("this authorization (nonce {nonce}) has already paid for a call"),
+                &terms,
+            )),
+            Outcome::Failed(reason) => Err(with_terms(
+                ErrorCode::SettlementFailed,
+                format!("the payment could not be settled ({reason}); nothing was served"),
+                &terms,
+            )),
+            Outcome::LedgerUnavailable(reason) => Err(crate::billing::ledger_unavailable(&reason)),
+        }
+    }
+}
+
+/// A refusal that offers the terms again.
+fn with_terms(code: ErrorCode, message: String, terms: &Arc<Terms>) -> ApiError {
+    let mut error = ApiError::with_message(code, message);
+    error.payment_terms = Some(terms.clone());
+    error
+}
+
+fn refused(reason: String, terms: &Arc<Terms>) -> ApiError {
+    with_terms(
+        ErrorCode::PaymentInvalid,
+        format!("the payment was refused: {reason}; nothing was charged"),
+        terms,
+    )
 }
 
 /// The payment names the scheme, network, asset, recipient and amount of the terms.
@@ -548,6 +598,7 @@ async fn claim_and_settle(
     let now = chrono::Utc::now();
     let version = claim.x402_version;
     let operation = claim.operation.clone();
+    let (price_jpy, amount) = (claim.price_jpy, claim.amount.parse::<u64>().unwrap_or(0));
     let claimed = NewEvent::new(
         LedgerEvent::X402PaymentClaimed(claim),
         metadata.clone(),
@@ -599,6 +650,10 @@ async fn claim_and_settle(
         ),
     };
     let label = if matches!(outcome, Outcome::Settled(..)) {
+        // Revenue as operators read it on /metrics: the list price and what it came to.
+        metrics::counter!("manabi_x402_revenue_jpy_total")
+            .increment(u64::try_from(price_jpy).unwrap_or(0));
+        metrics::counter!("manabi_x402_revenue_atomic_total").increment(amount);
         "settled"
     } else {
         "failed"
