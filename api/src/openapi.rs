@@ -23,7 +23,12 @@ use manabi_schemas::{ErrorEnvelope, Localization, RelationshipKind};
             `{\"ok\": false, \"error\": {code, message, required, balance, top_up_url}}`. \
             The same six reads are MCP tools at `POST /mcp` (Model Context Protocol, \
             Streamable HTTP, stateless; Bearer key required; billed like their REST twins; \
-            OAuth protected-resource metadata at `/.well-known/oauth-protected-resource`).",
+            OAuth protected-resource metadata at `/.well-known/oauth-protected-resource`). \
+            Without an account, every operation is also served under `/x402/` (and MCP at \
+            `/x402/mcp`), each call paid in USDC with x402: an unpaid call answers 402 with \
+            the terms (v1 body, v2 `PAYMENT-REQUIRED` header), a paid one carries \
+            `PAYMENT-SIGNATURE` or `X-PAYMENT` and is answered with `PAYMENT-RESPONSE`; the \
+            network, token, rate and prices are in discovery's `x402` member.",
         license(name = "Apache-2.0"),
     ),
     components(schemas(ErrorEnvelope, SearchType, Render, RelationshipKind, Localization)),
