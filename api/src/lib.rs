@@ -17,6 +17,7 @@ pub mod middleware;
 pub mod openapi;
 pub mod operations;
 pub mod params;
+pub mod portal;
 pub mod reads;
 pub mod rejections;
 pub mod related;

@@ -287,6 +287,7 @@ async fn generate(
         request_id: Some(request_id.clone()),
         key_id: Some(keyed.key_id),
         transport: Some(call.transport),
+        actor: None,
     };
     let claim = StreamAppend {
         stream,
@@ -360,6 +361,7 @@ async fn paid_generation(
         request_id: Some(request_id),
         key_id: None,
         transport: Some(call.transport),
+        actor: None,
     };
     let stored = state
         .ledger

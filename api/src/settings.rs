@@ -353,6 +353,26 @@ pub struct Settings {
     pub translation: TranslationSettings,
     /// Pay-per-call under `/x402/`; `None` when no recipient is configured.
     pub x402: Option<crate::x402::X402Settings>,
+    /// How the developer portal mails sign-in links.
+    pub portal: PortalSettings,
+}
+
+/// The developer portal's mail (docs/portal.md).
+#[derive(Clone, Default)]
+pub struct PortalSettings {
+    /// `smtp://host:port` or `smtps://user:password@host`; a secret (it may hold a
+    /// password). Without it links are printed on standard output.
+    pub smtp_url: Option<SecretString>,
+    pub smtp_from: String,
+}
+
+impl std::fmt::Debug for PortalSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PortalSettings")
+            .field("smtp_url", &self.smtp_url.as_ref().map(|_| "(secret)"))
+            .field("smtp_from", &self.smtp_from)
+            .finish()
+    }
 }
 
 /// The machine translators of localized reads (docs/localization.md).
@@ -413,9 +433,16 @@ impl Settings {
                 ..TranslationSettings::default()
             },
             x402: None,
+            portal: PortalSettings {
+                smtp_url: None,
+                smtp_from: SMTP_FROM_DEFAULT.to_owned(),
+            },
         }
     }
 }
+
+/// The sender of sign-in mail unless `MANABI_SMTP_FROM` says otherwise.
+pub const SMTP_FROM_DEFAULT: &str = "manabi <no-reply@manabi.invalid>";
 
 /// Every option of `manabi serve`.
 #[derive(Debug, Clone, clap::Args)]
@@ -549,6 +576,13 @@ pub struct ServeOptions {
     /// answered 503 and nothing is charged or kept.
     #[arg(long, env = "MANABI_TRANSLATION_TIMEOUT_MS", default_value_t = TRANSLATION_TIMEOUT_MS_DEFAULT)]
     pub translation_timeout_ms: u64,
+    /// SMTP server the developer portal mails sign-in links through (`smtp://host:port`,
+    /// `smtps://user:password@host`); a secret. Without it links go to standard output.
+    #[arg(long, env = "MANABI_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<SecretString>,
+    /// The sender of sign-in mail.
+    #[arg(long, env = "MANABI_SMTP_FROM", default_value = SMTP_FROM_DEFAULT)]
+    pub smtp_from: String,
     #[command(flatten)]
     pub x402: crate::x402::X402Options,
     #[command(flatten)]
@@ -635,6 +669,13 @@ impl ServeOptions {
                 }
             }
             None => PackConfig::defaults(),
+        };
+        settings.portal = PortalSettings {
+            smtp_url: self
+                .smtp_url
+                .clone()
+                .filter(|url| !url.expose_secret().trim().is_empty()),
+            smtp_from: self.smtp_from.clone(),
         };
         settings.x402 = self
             .x402

@@ -53,6 +53,8 @@ pub enum StartupError {
     ReadModels(#[from] ProjectorError),
     #[error("loading the translation models: {0}")]
     TranslationModels(String),
+    #[error("the developer portal's mail: {0}")]
+    Portal(String),
 }
 
 /// The configured generators: the embedded engine when a models directory is set (loaded
@@ -109,12 +111,16 @@ impl Application {
         let (api, openapi) = routes::api_with_description();
         let documents = documents(&openapi);
         let localization = Localization::new(localizer(&settings.translation).await?);
+        let portal = &settings.portal;
+        let mailer = crate::portal::Mailer::new(portal.smtp_url.as_ref(), &portal.smtp_from)
+            .map_err(StartupError::Portal)?;
         let state = AppState::new(
             settings,
             metrics_handle(),
             ledger,
             documents,
             localization,
+            crate::portal::Portal::new(mailer),
             started,
         );
         install_dataset(state.clone(), loading);
@@ -176,6 +182,7 @@ fn router(state: AppState, api: Router<AppState>) -> Router {
     let api = api
         .merge(routes::ops::routes())
         .merge(mcp::routes(&state))
+        .merge(crate::portal::routes())
         .nest(crate::x402::PREFIX, paying)
         .fallback(middleware::not_found)
         .method_not_allowed_fallback(middleware::method_not_allowed)

@@ -66,6 +66,8 @@ pub struct Shared {
     pub localization: Localization,
     /// Pay-per-call under `/x402/`, when configured.
     pub x402: Option<crate::x402::X402>,
+    /// The developer portal's mailer and sign-in limits.
+    pub portal: crate::portal::Portal,
     pub metrics: PrometheusHandle,
     discovery_sample: Bytes,
     discovery_full: Bytes,
@@ -92,6 +94,7 @@ impl AppState {
         ledger: Ledger,
         documents: Documents,
         localization: Localization,
+        portal: crate::portal::Portal,
         started: Instant,
     ) -> AppState {
         let locales = crate::discovery::locales(&localization.localizer);
@@ -107,6 +110,7 @@ impl AppState {
             ledger,
             localization,
             x402: settings.x402.clone().map(crate::x402::X402::new),
+            portal,
             settings,
             catalog: OnceLock::new(),
             load_error: OnceLock::new(),

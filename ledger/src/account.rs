@@ -262,7 +262,12 @@ impl Account {
             LedgerEvent::LocalizationGenerated(_)
             | LedgerEvent::X402PaymentClaimed(_)
             | LedgerEvent::X402PaymentSettled(_)
-            | LedgerEvent::X402PaymentFailed(_) => {}
+            | LedgerEvent::X402PaymentFailed(_)
+            | LedgerEvent::SignInLinkIssued(_)
+            | LedgerEvent::SignInLinkUsed(_)
+            | LedgerEvent::PortalSessionOpened(_)
+            | LedgerEvent::PortalSessionClosed(_)
+            | LedgerEvent::EmailBound(_) => {}
         }
     }
 

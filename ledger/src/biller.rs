@@ -785,6 +785,7 @@ fn stage_charge(
         request_id: Some(job.request.request_id.clone()),
         key_id: Some(job.caller.key_id),
         transport: Some(job.request.transport),
+        actor: None,
     };
     let expected = ExpectedVersion::Exact(account.version);
     account.apply(&event, account.version + 1);

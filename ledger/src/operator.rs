@@ -52,6 +52,10 @@ impl Email {
             Err(OperatorError::InvalidEmail(text.to_owned()))
         }
     }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// The result of a top-up.
@@ -74,6 +78,8 @@ pub struct IssuedKey {
 pub struct Operator<'a> {
     store: &'a Store,
     now: fn() -> DateTime<Utc>,
+    /// Recorded on every event this operator appends (`portal:<email>`, …).
+    actor: Option<String>,
 }
 
 impl<'a> Operator<'a> {
@@ -81,6 +87,20 @@ impl<'a> Operator<'a> {
         Operator {
             store,
             now: Utc::now,
+            actor: None,
+        }
+    }
+
+    /// An operator whose events record who took the action.
+    pub fn acting_as(mut self, actor: impl Into<String>) -> Self {
+        self.actor = Some(actor.into());
+        self
+    }
+
+    fn metadata(&self) -> EventMetadata {
+        EventMetadata {
+            actor: self.actor.clone(),
+            ..EventMetadata::default()
         }
     }
 
@@ -90,7 +110,7 @@ impl<'a> Operator<'a> {
         let command = AppendCommand::single(
             StreamName::account(account.id),
             ExpectedVersion::NoStream,
-            vec![NewEvent::new(event, EventMetadata::default(), (self.now)())],
+            vec![NewEvent::new(event, self.metadata(), (self.now)())],
         );
         match self.store.append(command).await? {
             Ok(_) => Ok(account.id),
@@ -199,7 +219,7 @@ impl<'a> Operator<'a> {
             .map_err(OperatorError::from)?;
         for _ in 0..COMMAND_ATTEMPTS_MAX {
             let event = decide(&account).map_err(OperatorError::from)?;
-            let new_event = NewEvent::new(event.clone(), EventMetadata::default(), (self.now)());
+            let new_event = NewEvent::new(event.clone(), self.metadata(), (self.now)());
             let event_id = new_event.id;
             let command = AppendCommand::single(
                 StreamName::account(account_id),

@@ -85,7 +85,12 @@ pub fn statements(events: &[RecordedEvent]) -> Vec<Statement> {
             | LedgerEvent::LocalizationGenerated(_)
             | LedgerEvent::X402PaymentClaimed(_)
             | LedgerEvent::X402PaymentSettled(_)
-            | LedgerEvent::X402PaymentFailed(_) => {}
+            | LedgerEvent::X402PaymentFailed(_)
+            | LedgerEvent::SignInLinkIssued(_)
+            | LedgerEvent::SignInLinkUsed(_)
+            | LedgerEvent::PortalSessionOpened(_)
+            | LedgerEvent::PortalSessionClosed(_)
+            | LedgerEvent::EmailBound(_) => {}
         }
     }
     run.flush_into(&mut out);

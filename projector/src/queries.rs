@@ -352,3 +352,59 @@ mod tests {
         }
     }
 }
+
+/// The earliest account opened with `email` (compared without case), if any.
+pub async fn account_by_email(store: &Store, email: &str) -> Result<Option<Uuid>, ProjectorError> {
+    let rows = fetch_all!(
+        store,
+        (String,),
+        "SELECT account_id FROM rm_accounts WHERE lower(email) = lower($1) \
+         ORDER BY opened_at, account_id LIMIT 1",
+        email
+    )?;
+    Ok(rows.into_iter().next().and_then(|(id,)| id.parse().ok()))
+}
+
+/// Calls and points of one UTC day.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct DayUsage {
+    pub day: String,
+    pub calls: i64,
+    pub points: i64,
+}
+
+/// An account's calls and points per day from `from` (YYYY-MM-DD) on, oldest first.
+pub async fn daily_usage(
+    store: &Store,
+    account_id: Uuid,
+    from: &str,
+) -> Result<Vec<DayUsage>, ProjectorError> {
+    Ok(fetch_all!(
+        store,
+        DayUsage,
+        "SELECT day, calls, points FROM rm_usage_account WHERE account_id = $1 AND day >= $2 \
+         ORDER BY day",
+        &account_id.to_string(),
+        from
+    )?)
+}
+
+/// When a key was issued and the last day it made a charged call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct KeyInfo {
+    pub key_id: String,
+    pub issued_at: String,
+    pub last_used: Option<String>,
+}
+
+/// Every key of an account, from the read models.
+pub async fn keys_of(store: &Store, account_id: Uuid) -> Result<Vec<KeyInfo>, ProjectorError> {
+    Ok(fetch_all!(
+        store,
+        KeyInfo,
+        "SELECT k.key_id, k.issued_at, (SELECT max(u.day) FROM rm_usage_key u \
+         WHERE u.key_id = k.key_id) AS last_used FROM rm_api_keys k WHERE k.account_id = $1 \
+         ORDER BY k.issued_at",
+        &account_id.to_string()
+    )?)
+}

@@ -180,6 +180,39 @@ pub struct X402PaymentFailed {
     pub reason: String,
 }
 
+/// A one-time sign-in link mailed to `email`, on its stream `portal-link-{sha256 of the
+/// link's secret}`; used at most once ([`SignInLinkUsed`] at version 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignInLinkIssued {
+    pub email: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// The link signed `account_id` in; the link cannot sign anyone in again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignInLinkUsed {
+    pub account_id: Uuid,
+}
+
+/// A portal session, on its stream `portal-session-{sha256 of the cookie's secret}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortalSessionOpened {
+    pub account_id: Uuid,
+    pub email: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// The developer portal's one account for an email address, on the stream
+/// `portal-email-{sha256 of the lowercase address}` (appended `NoStream`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmailBound {
+    pub account_id: Uuid,
+}
+
+/// The session was signed out; its cookie no longer works.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortalSessionClosed {}
+
 /// Every event the ledger records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LedgerEvent {
@@ -193,6 +226,11 @@ pub enum LedgerEvent {
     X402PaymentClaimed(X402PaymentClaimed),
     X402PaymentSettled(X402PaymentSettled),
     X402PaymentFailed(X402PaymentFailed),
+    SignInLinkIssued(SignInLinkIssued),
+    SignInLinkUsed(SignInLinkUsed),
+    PortalSessionOpened(PortalSessionOpened),
+    PortalSessionClosed(PortalSessionClosed),
+    EmailBound(EmailBound),
 }
 
 /// A stored event could not be read back as a [`LedgerEvent`].
@@ -224,6 +262,11 @@ impl LedgerEvent {
             LedgerEvent::X402PaymentClaimed(_) => "X402PaymentClaimed",
             LedgerEvent::X402PaymentSettled(_) => "X402PaymentSettled",
             LedgerEvent::X402PaymentFailed(_) => "X402PaymentFailed",
+            LedgerEvent::SignInLinkIssued(_) => "SignInLinkIssued",
+            LedgerEvent::SignInLinkUsed(_) => "SignInLinkUsed",
+            LedgerEvent::PortalSessionOpened(_) => "PortalSessionOpened",
+            LedgerEvent::PortalSessionClosed(_) => "PortalSessionClosed",
+            LedgerEvent::EmailBound(_) => "EmailBound",
         }
     }
 
@@ -246,6 +289,11 @@ impl LedgerEvent {
             LedgerEvent::X402PaymentClaimed(p) => serde_json::to_value(p),
             LedgerEvent::X402PaymentSettled(p) => serde_json::to_value(p),
             LedgerEvent::X402PaymentFailed(p) => serde_json::to_value(p),
+            LedgerEvent::SignInLinkIssued(p) => serde_json::to_value(p),
+            LedgerEvent::SignInLinkUsed(p) => serde_json::to_value(p),
+            LedgerEvent::PortalSessionOpened(p) => serde_json::to_value(p),
+            LedgerEvent::PortalSessionClosed(p) => serde_json::to_value(p),
+            LedgerEvent::EmailBound(p) => serde_json::to_value(p),
         };
         value.unwrap_or(serde_json::Value::Null)
     }
@@ -284,6 +332,17 @@ impl LedgerEvent {
             ("X402PaymentFailed", 1) => {
                 parse(event_type, payload).map(LedgerEvent::X402PaymentFailed)
             }
+            ("SignInLinkIssued", 1) => {
+                parse(event_type, payload).map(LedgerEvent::SignInLinkIssued)
+            }
+            ("SignInLinkUsed", 1) => parse(event_type, payload).map(LedgerEvent::SignInLinkUsed),
+            ("PortalSessionOpened", 1) => {
+                parse(event_type, payload).map(LedgerEvent::PortalSessionOpened)
+            }
+            ("PortalSessionClosed", 1) => {
+                parse(event_type, payload).map(LedgerEvent::PortalSessionClosed)
+            }
+            ("EmailBound", 1) => parse(event_type, payload).map(LedgerEvent::EmailBound),
             _ => Err(EventDecodeError::UnknownType {
                 event_type: event_type.to_owned(),
                 schema_version,
@@ -309,6 +368,9 @@ pub struct EventMetadata {
     pub key_id: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transport: Option<Transport>,
+    /// Who did it, for actions a person took: `portal:<email>` in the developer portal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod fixture;
 pub mod ledger;
 pub mod pg_cluster;
 pub mod proxy;
+pub mod smtp;
 pub mod x402;
 
 use std::io::{BufRead, BufReader};

@@ -594,6 +594,7 @@ async fn claim_and_settle(
         request_id: Some(claim.request_id.clone()),
         key_id: None,
         transport: Some(claim.transport),
+        actor: None,
     };
     let now = chrono::Utc::now();
     let version = claim.x402_version;

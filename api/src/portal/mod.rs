@@ -1,0 +1,751 @@
+//! The developer portal at `/developers`: sign in with a one-time email link, see the
+//! balance, the packs and the usage of the last 30 days, create and revoke API keys.
+//! Server-rendered (askama templates compiled into the binary, no script needed but the
+//! optional copy button), every asset inline.
+//!
+//! Security: the session cookie holds a random secret (`HttpOnly`, `Secure`,
+//! `SameSite=Lax`), the ledger only its digest (`session.rs`); a new one is made at each
+//! sign-in, so a planted cookie is never promoted (no fixation). Every form carries a
+//! CSRF token: a signed-in form the session's (derived from the cookie's secret), a
+//! signed-out form (sign-in, link confirmation) a double-submit cookie. A link is
+//! confirmed with a POST, so a mail scanner fetching it does not use it up. A person
+//! sees and changes only their own account: every key action checks the key is theirs.
+//! Sign-in links are limited per address and per client. Every action is a ledger
+//! event recording its actor (`portal:<email>`).
+
+mod mail;
+pub mod session;
+
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use askama::Template;
+use axum::Form;
+use axum::Router;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use governor::{Quota, RateLimiter};
+use manabi_ledger::operator::{Email, Operator};
+use manabi_ledger::repository::load_account;
+use serde::Deserialize;
+use subtle::ConstantTimeEq;
+use uuid::Uuid;
+
+pub use mail::{Delivery, Mailer};
+use session::{LinkRefusal, Session};
+
+use crate::extract::client_of;
+use crate::state::AppState;
+
+const SESSION_COOKIE: &str = "manabi_session";
+const CSRF_COOKIE: &str = "manabi_csrf";
+
+/// The portal's own state: the mailer and the sign-in limits.
+pub struct Portal {
+    pub mailer: Mailer,
+    per_address: RateLimiter<
+        String,
+        governor::state::keyed::DefaultKeyedStateStore<String>,
+        governor::clock::DefaultClock,
+    >,
+    per_client: RateLimiter<
+        IpAddr,
+        governor::state::keyed::DefaultKeyedStateStore<IpAddr>,
+        governor::clock::DefaultClock,
+    >,
+}
+
+/// Links an address may be sent at once, then one every three minutes.
+const LINKS_PER_ADDRESS: u32 = 5;
+/// Links a client may ask for at once, then one every three minutes.
+const LINKS_PER_CLIENT: u32 = 20;
+
+impl Portal {
+    pub fn new(mailer: Mailer) -> Portal {
+        let every = Duration::from_secs(180);
+        let quota = |burst: u32| {
+            Quota::with_period(every)
+                .expect("a non-zero period")
+                .allow_burst(NonZeroU32::new(burst).expect("a non-zero burst"))
+        };
+        Portal {
+            mailer,
+            per_address: RateLimiter::keyed(quota(LINKS_PER_ADDRESS)),
+            per_client: RateLimiter::keyed(quota(LINKS_PER_CLIENT)),
+        }
+    }
+}
+
+impl std::fmt::Debug for Portal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Portal")
+            .field("mailer", &self.mailer)
+            .finish()
+    }
+}
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/developers", get(home))
+        .route("/developers/credits", get(home))
+        .route("/developers/sign-in", post(send_link))
+        .route("/developers/sign-in/{token}", get(confirm_page))
+        .route("/developers/sign-in/confirm", post(confirm))
+        .route("/developers/sign-out", post(sign_out))
+        .route("/developers/keys", post(create_key))
+        .route("/developers/keys/{key_id}/revoke", post(revoke_key))
+}
+
+// ---- pages ------------------------------------------------------------------------
+
+#[derive(Template)]
+#[template(path = "portal/signin.html")]
+struct SignInPage {
+    csrf: String,
+    error: Option<String>,
+    console: bool,
+    link_minutes: i64,
+    read_jpy: i64,
+    search_jpy: i64,
+}
+
+#[derive(Template)]
+#[template(path = "portal/message.html")]
+struct MessagePage {
+    title: String,
+    message: String,
+    error: bool,
+    next_url: String,
+    next_label: String,
+}
+
+#[derive(Template)]
+#[template(path = "portal/confirm.html")]
+struct ConfirmPage {
+    email: String,
+    token: String,
+}
+
+#[derive(Template)]
+#[template(path = "portal/key_created.html")]
+struct KeyCreatedPage {
+    name: Option<String>,
+    api_key: String,
+    base_url: String,
+}
+
+#[derive(Template)]
+#[template(path = "portal/dashboard.html")]
+struct DashboardPage {
+    email: String,
+    account_id: Uuid,
+    csrf: String,
+    notice: Option<String>,
+    balance: i64,
+    calls_today: u32,
+    daily_cap: u32,
+    purchases_enabled: bool,
+    packs: Vec<crate::settings::PackConfig>,
+    keys: Vec<KeyRow>,
+    usage: Vec<manabi_projector::queries::DayUsage>,
+    chart: Chart,
+}
+
+struct KeyRow {
+    key_id: Uuid,
+    name: String,
+    created: String,
+    expires: String,
+    last_used: String,
+    calls_today: u32,
+    state: &'static str,
+    live: bool,
+}
+
+/// The usage bar chart, laid out here so the template only places rectangles.
+struct Chart {
+    width: u32,
+    height: u32,
+    max_calls: i64,
+    first_day: String,
+    last_day: String,
+    bars: Vec<Bar>,
+}
+
+struct Bar {
+    x: u32,
+    y: u32,
+    width: u32,
+    height: u32,
+    day: String,
+    calls: i64,
+    points: i64,
+}
+
+/// A page with the portal's headers: never cached, never framed.
+fn page(status: StatusCode, template: &impl Template) -> Response {
+    let body = match template.render() {
+        Ok(body) => body,
+        Err(error) => {
+            tracing::error!(%error, "a portal page failed to render");
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the page failed to render",
+            )
+                .into_response();
+        }
+    };
+    let mut response = (status, axum::response::Html(body)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; \
+             img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        ),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
+fn message(status: StatusCode, title: &str, text: impl Into<String>) -> Response {
+    page(
+        status,
+        &MessagePage {
+            title: title.to_owned(),
+            message: text.into(),
+            error: status.is_client_error() || status.is_server_error(),
+            next_url: "/developers".to_owned(),
+            next_label: "Back to the developer page".to_owned(),
+        },
+    )
+}
+
+fn unavailable(error: session::LedgerDown) -> Response {
+    tracing::error!(%error, "the portal could not reach the ledger");
+    message(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Please retry",
+        "The service could not record this just now; nothing was changed. Retry in a moment.",
+    )
+}
+
+// ---- cookies and CSRF -------------------------------------------------------------
+
+fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value)
+}
+
+fn set_cookie(response: &mut Response, name: &str, value: &str, max_age_secs: i64) {
+    let text = format!(
+        "{name}={value}; Path=/developers; HttpOnly; Secure; SameSite=Lax; Max-Age={max_age_secs}"
+    );
+    if let Ok(value) = HeaderValue::from_str(&text) {
+        response.headers_mut().append(header::SET_COOKIE, value);
+    }
+}
+
+fn same(a: &str, b: &str) -> bool {
+    !a.is_empty() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
+}
+
+/// The signed-out form token: the one in the cookie, or a new one to set.
+fn signed_out_csrf(headers: &HeaderMap) -> (String, bool) {
+    match cookie(headers, CSRF_COOKIE) {
+        Some(token) if token.len() == 64 => (token.to_owned(), false),
+        _ => (session::new_secret(), true),
+    }
+}
+
+fn with_csrf_cookie(mut response: Response, token: &str, fresh: bool) -> Response {
+    if fresh {
+        set_cookie(&mut response, CSRF_COOKIE, token, 3600);
+    }
+    response
+}
+
+fn csrf_refused() -> Response {
+    message(
+        StatusCode::FORBIDDEN,
+        "Form expired",
+        "This form was not sent from this page (or it is too old). Reload the page and try \
+         again.",
+    )
+}
+
+async fn current_session(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> Result<Option<Session>, Response> {
+    let Some(secret) = cookie(headers, SESSION_COOKIE) else {
+        return Ok(None);
+    };
+    session::session_of(&state.ledger.store, secret)
+        .await
+        .map_err(unavailable)
+}
+
+/// The session of a signed-in form whose CSRF token matches; else the refusal page.
+async fn form_session(
+    state: &AppState,
+    headers: &HeaderMap,
+    csrf: &str,
+) -> Result<Session, Response> {
+    let Some(session) = current_session(state, headers).await? else {
+        return Err(message(
+            StatusCode::UNAUTHORIZED,
+            "Signed out",
+            "Your session has ended. Sign in again to continue.",
+        ));
+    };
+    if !same(csrf, &session.csrf) {
+        return Err(csrf_refused());
+    }
+    Ok(session)
+}
+
+// ---- handlers ---------------------------------------------------------------------
+
+#[derive(Deserialize)]
+struct Notice {
+    notice: Option<String>,
+}
+
+async fn home(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<Notice>,
+) -> Response {
+    match current_session(&state, &headers).await {
+        Err(response) => response,
+        Ok(Some(session)) => dashboard(&state, &session, query.notice).await,
+        Ok(None) => sign_in_page(&state, &headers, None, StatusCode::OK),
+    }
+}
+
+fn sign_in_page(
+    state: &AppState,
+    headers: &HeaderMap,
+    error: Option<String>,
+    status: StatusCode,
+) -> Response {
+    let (csrf, fresh) = signed_out_csrf(headers);
+    let prices = state.settings.prices;
+    let page = SignInPage {
+        csrf: csrf.clone(),
+        error,
+        console: matches!(state.portal.mailer, Mailer::Console),
+        link_minutes: session::LINK_MINUTES,
+        read_jpy: prices.read_jpy,
+        search_jpy: prices.search_jpy,
+    };
+    with_csrf_cookie(page_response(status, &page), &csrf, fresh)
+}
+
+fn page_response(status: StatusCode, template: &impl Template) -> Response {
+    page(status, template)
+}
+
+#[derive(Deserialize)]
+struct SignInForm {
+    email: String,
+    csrf: String,
+}
+
+async fn send_link(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    request: axum::extract::Request,
+) -> Response {
+    let client = client_of(request.extensions());
+    let Ok(Form(form)) = Form::<SignInForm>::from_request(request, &state).await else {
+        return message(
+            StatusCode::BAD_REQUEST,
+            "Sign in",
+            "The form was incomplete.",
+        );
+    };
+    let expected = cookie(&headers, CSRF_COOKIE).unwrap_or_default();
+    if !same(&form.csrf, expected) {
+        return csrf_refused();
+    }
+    let Ok(email) = Email::parse(&form.email) else {
+        let error = format!("`{}` is not an email address.", form.email.trim());
+        return sign_in_page(&state, &headers, Some(error), StatusCode::BAD_REQUEST);
+    };
+    let portal = &state.portal;
+    let address = email.as_str().to_lowercase();
+    if portal.per_client.check_key(&client).is_err()
+        || portal.per_address.check_key(&address).is_err()
+    {
+        return message(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Slow down",
+            "Too many sign-in links were asked for from here or for this address. Use the \
+             last link you received, or wait a few minutes.",
+        );
+    }
+    let secret = match session::issue_link(&state.ledger.store, &email).await {
+        Ok(secret) => secret,
+        Err(error) => return unavailable(error),
+    };
+    let link = format!("{}/developers/sign-in/{secret}", state.settings.base_url);
+    match portal.mailer.send_link(email.as_str(), &link).await {
+        Ok(Delivery::Mailed) => message(
+            StatusCode::OK,
+            "Check your inbox",
+            format!(
+                "We sent a sign-in link to {}. It works once, for {} minutes.",
+                email.as_str(),
+                session::LINK_MINUTES
+            ),
+        ),
+        Ok(Delivery::Console) => message(
+            StatusCode::OK,
+            "Link written to the console",
+            format!(
+                "This server sends no mail: the sign-in link for {} is on the server's console \
+                 (its standard output). It works once, for {} minutes.",
+                email.as_str(),
+                session::LINK_MINUTES
+            ),
+        ),
+        Err(error) => {
+            tracing::warn!(%error, "a sign-in link could not be mailed");
+            message(
+                StatusCode::BAD_GATEWAY,
+                "Mail not sent",
+                "The sign-in mail could not be sent; try again in a moment.",
+            )
+        }
+    }
+}
+
+use axum::extract::FromRequest;
+
+fn link_refused(refusal: LinkRefusal) -> Response {
+    let (status, text) = match refusal {
+        LinkRefusal::Unknown => (
+            StatusCode::NOT_FOUND,
+            "This sign-in link is not valid. Ask for a new one.",
+        ),
+        LinkRefusal::Expired => (
+            StatusCode::GONE,
+            "This sign-in link has expired (links work for 15 minutes). Ask for a new one.",
+        ),
+        LinkRefusal::Used => (
+            StatusCode::GONE,
+            "This sign-in link was already used; each link signs in once. Ask for a new one.",
+        ),
+    };
+    message(status, "Sign-in link", text)
+}
+
+async fn confirm_page(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(token): Path<String>,
+) -> Response {
+    match session::check_link(&state.ledger.store, &token).await {
+        Err(error) => unavailable(error),
+        Ok(Err(refusal)) => link_refused(refusal),
+        Ok(Ok(email)) => {
+            let (csrf, fresh) = signed_out_csrf(&headers);
+            let page = ConfirmPage { email, token };
+            let response = page_response(StatusCode::OK, &page);
+            with_csrf_cookie(response, &csrf, fresh)
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct ConfirmForm {
+    token: String,
+}
+
+async fn confirm(State(state): State<AppState>, Form(form): Form<ConfirmForm>) -> Response {
+    // The link's secret is the proof: only its mailbox has it. It cannot be replayed.
+    let signed_in =
+        session::sign_in(&state.ledger.store, &state.ledger.store, form.token.trim()).await;
+    match signed_in {
+        Err(error) => unavailable(error),
+        Ok(Err(refusal)) => link_refused(refusal),
+        Ok(Ok(session)) => {
+            let mut response = Redirect::to("/developers").into_response();
+            let max_age = session::SESSION_DAYS * 86_400;
+            set_cookie(&mut response, SESSION_COOKIE, session.secret(), max_age);
+            response
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct CsrfForm {
+    csrf: String,
+}
+
+async fn sign_out(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(form): Form<CsrfForm>,
+) -> Response {
+    let session = match form_session(&state, &headers, &form.csrf).await {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    if let Err(error) = session::close(&state.ledger.store, &session).await {
+        return unavailable(error);
+    }
+    let mut response = Redirect::to("/developers").into_response();
+    set_cookie(&mut response, SESSION_COOKIE, "", 0);
+    response
+}
+
+#[derive(Deserialize)]
+struct KeyForm {
+    csrf: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    expires_in_days: String,
+}
+
+async fn create_key(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(form): Form<KeyForm>,
+) -> Response {
+    let session = match form_session(&state, &headers, &form.csrf).await {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    let name = Some(form.name.trim().to_owned()).filter(|name| !name.is_empty());
+    if name.as_ref().is_some_and(|name| name.chars().count() > 80) {
+        return message(
+            StatusCode::BAD_REQUEST,
+            "Key name",
+            "A key name has at most 80 characters.",
+        );
+    }
+    let days = form.expires_in_days.trim();
+    let expires_at = if days.is_empty() {
+        None
+    } else {
+        match days.parse::<i64>() {
+            Ok(days) if (1..=3650).contains(&days) => {
+                Some(chrono::Utc::now() + chrono::Duration::days(days))
+            }
+            _ => {
+                return message(
+                    StatusCode::BAD_REQUEST,
+                    "Key expiry",
+                    "The expiry is a number of days from 1 to 3650, or empty for none.",
+                );
+            }
+        }
+    };
+    let operator = Operator::new(&state.ledger.store).acting_as(session.actor());
+    match operator
+        .issue_key(session.account_id, name.clone(), expires_at)
+        .await
+    {
+        Ok(issued) => page(
+            StatusCode::OK,
+            &KeyCreatedPage {
+                name,
+                api_key: secrecy::ExposeSecret::expose_secret(&issued.api_key).to_owned(),
+                base_url: state.settings.base_url.clone(),
+            },
+        ),
+        Err(error) => {
+            tracing::error!(%error, "the portal could not issue a key");
+            message(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Please retry",
+                "The key could not be created just now; nothing was changed.",
+            )
+        }
+    }
+}
+
+async fn revoke_key(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(key_id): Path<String>,
+    Form(form): Form<CsrfForm>,
+) -> Response {
+    let session = match form_session(&state, &headers, &form.csrf).await {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    let not_yours = || {
+        message(
+            StatusCode::NOT_FOUND,
+            "No such key",
+            "Your account has no key with this id.",
+        )
+    };
+    let Ok(key_id) = key_id.parse::<Uuid>() else {
+        return not_yours();
+    };
+    let account = match load_account(&state.ledger.store, session.account_id).await {
+        Ok(account) => account,
+        Err(error) => return unavailable(session::LedgerDown(error.to_string())),
+    };
+    if !account.keys.contains_key(&key_id) {
+        return not_yours();
+    }
+    let operator = Operator::new(&state.ledger.store).acting_as(session.actor());
+    match operator.revoke_key(key_id).await {
+        Ok(_) => Redirect::to("/developers?notice=revoked").into_response(),
+        Err(error) => {
+            tracing::error!(%error, "the portal could not revoke a key");
+            message(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Please retry",
+                "The key could not be revoked just now; nothing was changed.",
+            )
+        }
+    }
+}
+
+async fn dashboard(state: &AppState, session: &Session, notice: Option<String>) -> Response {
+    let store = &state.ledger.store;
+    let account = match load_account(store, session.account_id).await {
+        Ok(account) => account,
+        Err(error) => return unavailable(session::LedgerDown(error.to_string())),
+    };
+    let today = chrono::Utc::now().date_naive();
+    let from = today - chrono::Duration::days(29);
+    let usage = manabi_projector::queries::daily_usage(
+        store,
+        account.id,
+        &from.format("%Y-%m-%d").to_string(),
+    )
+    .await
+    .unwrap_or_default();
+    let issued = manabi_projector::queries::keys_of(store, account.id)
+        .await
+        .unwrap_or_default();
+    let counted_today = account.usage.day == Some(today);
+    let keys = account
+        .keys
+        .iter()
+        .rev()
+        .map(|(key_id, key)| {
+            let known = issued.iter().find(|row| row.key_id == key_id.to_string());
+            let expired = key.expires_at.is_some_and(|at| at <= chrono::Utc::now());
+            KeyRow {
+                key_id: *key_id,
+                name: key.name.clone().unwrap_or_else(|| "(unnamed)".to_owned()),
+                created: known.map_or_else(
+                    || "just now".to_owned(),
+                    |row| row.issued_at.chars().take(10).collect(),
+                ),
+                expires: key.expires_at.map_or_else(
+                    || "never".to_owned(),
+                    |at| at.format("%Y-%m-%d").to_string(),
+                ),
+                last_used: known
+                    .and_then(|row| row.last_used.clone())
+                    .unwrap_or_else(|| "never".to_owned()),
+                calls_today: if counted_today {
+                    account.usage.key_calls.get(key_id).copied().unwrap_or(0)
+                } else {
+                    0
+                },
+                state: if key.revoked {
+                    "revoked"
+                } else if expired {
+                    "expired"
+                } else {
+                    "active"
+                },
+                live: !key.revoked && !expired,
+            }
+        })
+        .collect();
+    let notice = notice.and_then(|notice| match notice.as_str() {
+        "revoked" => Some("The key is revoked: its next call is refused.".to_owned()),
+        _ => None,
+    });
+    page(
+        StatusCode::OK,
+        &DashboardPage {
+            email: session.email.clone(),
+            account_id: account.id,
+            csrf: session.csrf.clone(),
+            notice,
+            balance: account.balance,
+            calls_today: if counted_today {
+                account.usage.account_calls
+            } else {
+                0
+            },
+            daily_cap: account.daily_calls_cap,
+            purchases_enabled: false,
+            packs: state.settings.credit_packs.clone(),
+            keys,
+            chart: chart(&usage, from),
+            usage,
+        },
+    )
+}
+
+/// 30 bars, one per day from `from`, scaled to the busiest day.
+fn chart(usage: &[manabi_projector::queries::DayUsage], from: chrono::NaiveDate) -> Chart {
+    const BAR: u32 = 18;
+    const GAP: u32 = 4;
+    const PLOT: u32 = 120;
+    let max_calls = usage.iter().map(|day| day.calls).max().unwrap_or(0);
+    let bars = (0..30u32)
+        .map(|n| {
+            let day = (from + chrono::Duration::days(i64::from(n)))
+                .format("%Y-%m-%d")
+                .to_string();
+            let found = usage.iter().find(|row| row.day == day);
+            let (calls, points) = found.map_or((0, 0), |row| (row.calls, row.points));
+            let height = if max_calls == 0 {
+                0
+            } else {
+                u32::try_from(calls * i64::from(PLOT) / max_calls)
+                    .unwrap_or(PLOT)
+                    .max(u32::from(calls > 0))
+            };
+            Bar {
+                x: n * (BAR + GAP),
+                y: PLOT - height,
+                width: BAR,
+                height,
+                day,
+                calls,
+                points,
+            }
+        })
+        .collect();
+    Chart {
+        width: 30 * (BAR + GAP),
+        height: PLOT + 16,
+        max_calls,
+        first_day: from.format("%m-%d").to_string(),
+        last_day: (from + chrono::Duration::days(29))
+            .format("%m-%d")
+            .to_string(),
+        bars,
+    }
+}

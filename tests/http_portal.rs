@@ -1,0 +1,413 @@
+//! The developer portal over HTTP, against the real server and a real SMTP client (the
+//! server's) talking to a local mail sink: sign in with the mailed link, keys created
+//! and revoked as ledger events naming their actor, and each attack refused — a
+//! forged form (CSRF), a planted session cookie (fixation), another account's key id,
+//! an expired link, a reused link.
+
+use manabi_tests as common;
+
+use chrono::{Duration, Utc};
+use common::ledger::{Backend, fresh_db, store};
+use common::smtp::SmtpSink;
+use common::{TestApp, spawn_app_with};
+use manabi_api::portal::session::link_stream;
+use manabi_ledger::store::{AppendCommand, ExpectedVersion, NewEvent};
+use manabi_ledger::{EventStore, StreamName};
+use manabi_schemas::events::{EventMetadata, LedgerEvent, SignInLinkIssued};
+use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
+
+/// A client that keeps redirects visible.
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+}
+
+struct Portal {
+    app: TestApp,
+    sink: SmtpSink,
+    db: common::ledger::TestDb,
+    http: reqwest::Client,
+}
+
+impl Portal {
+    async fn start() -> Portal {
+        let sink = SmtpSink::start().await;
+        let db = fresh_db(Backend::Sqlite).await;
+        let app = spawn_app_with(&[
+            ("MANABI_SMTP_URL", sink.url.as_str()),
+            ("MANABI_DATABASE_URL", db.url.as_str()),
+            ("MANABI_KEY_RATE_PER_SEC", "0"),
+        ])
+        .await;
+        Portal {
+            app,
+            sink,
+            db,
+            http: client(),
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.app.address)
+    }
+
+    /// The sign-in form's CSRF cookie and field.
+    async fn signed_out_csrf(&self) -> String {
+        let response = self.http.get(self.url("/developers")).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        cookie_value(&response, "manabi_csrf").expect("a CSRF cookie")
+    }
+
+    /// Asks for a link for `email` and returns its secret, from the mail.
+    async fn mailed_link(&self, email: &str) -> String {
+        let csrf = self.signed_out_csrf().await;
+        let response = self
+            .http
+            .post(self.url("/developers/sign-in"))
+            .header(COOKIE, format!("manabi_csrf={csrf}"))
+            .form(&[("email", email), ("csrf", csrf.as_str())])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
+        let link = self.sink.last_link().await;
+        link.rsplit('/').next().expect("a secret").to_owned()
+    }
+
+    /// Confirms a link: the session cookie, or the refusal status.
+    async fn confirm(&self, secret: &str, planted: Option<&str>) -> Result<String, u16> {
+        let mut request = self
+            .http
+            .post(self.url("/developers/sign-in/confirm"))
+            .form(&[("token", secret)]);
+        if let Some(planted) = planted {
+            request = request.header(COOKIE, format!("manabi_session={planted}"));
+        }
+        let response = request.send().await.unwrap();
+        if response.status() != 303 {
+            return Err(response.status().as_u16());
+        }
+        assert_eq!(response.headers()[LOCATION], "/developers");
+        Ok(cookie_value(&response, "manabi_session").expect("a session cookie"))
+    }
+
+    async fn sign_in(&self, email: &str) -> String {
+        let secret = self.mailed_link(email).await;
+        self.confirm(&secret, None).await.expect("signed in")
+    }
+
+    async fn dashboard(&self, session: &str) -> String {
+        let response = self
+            .http
+            .get(self.url("/developers"))
+            .header(COOKIE, format!("manabi_session={session}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        response.text().await.unwrap()
+    }
+
+    async fn post(&self, session: &str, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
+        self.http
+            .post(self.url(path))
+            .header(COOKIE, format!("manabi_session={session}"))
+            .form(form)
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
+fn cookie_value(response: &reqwest::Response, name: &str) -> Option<String> {
+    response
+        .headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .find_map(|value| {
+            let first = value.split(';').next()?;
+            let (key, value) = first.split_once('=')?;
+            (key == name).then(|| value.to_owned())
+        })
+}
+
+/// The hidden `csrf` field of a page.
+fn csrf_field(html: &str) -> String {
+    let marker = "name=\"csrf\" value=\"";
+    let start = html.find(marker).expect("a csrf field") + marker.len();
+    html[start..start + 64].to_owned()
+}
+
+#[tokio::test]
+async fn a_mailed_link_signs_in_once_and_keys_are_created_and_revoked() {
+    let portal = Portal::start().await;
+    let secret = portal.mailed_link("Dev@Example.com").await;
+    let message = portal.sink.messages().pop().unwrap();
+    assert!(message.contains("To: Dev@Example.com") || message.contains("Dev@Example.com"));
+    // The mailed address gets a confirmation page (a GET uses nothing up).
+    let page = portal
+        .http
+        .get(portal.url(&format!("/developers/sign-in/{secret}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(
+        page.text()
+            .await
+            .unwrap()
+            .contains("Sign in as Dev@Example.com")
+    );
+    let session = portal.confirm(&secret, None).await.expect("signed in");
+    assert_eq!(
+        portal.confirm(&secret, None).await,
+        Err(410),
+        "a link works once"
+    );
+    let html = portal.dashboard(&session).await;
+    assert!(html.contains("Hello, Dev@Example.com"));
+    assert!(html.contains("no subscription"));
+    let csrf = csrf_field(&html);
+    let created = portal
+        .post(
+            &session,
+            "/developers/keys",
+            &[
+                ("csrf", &csrf),
+                ("name", "flashcards"),
+                ("expires_in_days", ""),
+            ],
+        )
+        .await;
+    assert_eq!(created.status(), 200);
+    assert_eq!(created.headers()["cache-control"], "no-store");
+    let html = created.text().await.unwrap();
+    let start = html.find("svc_ak_").expect("the secret shown once");
+    let key: String = html[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    // The key works: a free call answers 200 for it.
+    let account = portal
+        .app
+        .client
+        .get(portal.url("/api/v1/account"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(account.status(), 200);
+    let account: serde_json::Value = account.json().await.unwrap();
+    let account_id = account["data"]["account_id"]
+        .as_str()
+        .expect("account id")
+        .to_owned();
+    // The ledger recorded who created it.
+    let store = store(&portal.db).await;
+    let events = store
+        .read_stream(&StreamName::new(format!("account-{account_id}")), 0, 10)
+        .await
+        .unwrap();
+    let issued = events
+        .iter()
+        .find(|e| matches!(e.event, LedgerEvent::ApiKeyIssued(_)))
+        .expect("ApiKeyIssued");
+    assert_eq!(
+        issued.metadata.actor.as_deref(),
+        Some("portal:Dev@Example.com")
+    );
+    // Revoke it from the page: the next call is refused.
+    let html = portal.dashboard(&session).await;
+    let marker = "/developers/keys/";
+    let start = html.find(marker).expect("a revoke form") + marker.len();
+    let key_id = &html[start..start + 36];
+    let revoked = portal
+        .post(
+            &session,
+            &format!("/developers/keys/{key_id}/revoke"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(revoked.status(), 303);
+    let refused = portal
+        .app
+        .client
+        .get(portal.url("/api/v1/account"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    // Signing out ends the session.
+    let out = portal
+        .post(&session, "/developers/sign-out", &[("csrf", &csrf)])
+        .await;
+    assert_eq!(out.status(), 303);
+    let html = portal
+        .http
+        .get(portal.url("/developers"))
+        .header(COOKIE, format!("manabi_session={session}"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("Email me a sign-in link"), "signed out");
+}
+
+#[tokio::test]
+async fn an_operator_made_account_is_claimed_by_its_email() {
+    let portal = Portal::start().await;
+    let made = common::admin(
+        &portal.db.url,
+        &["account", "create", "--email", "ops@example.com"],
+    );
+    let account_id = made["account_id"].as_str().unwrap().to_owned();
+    common::admin(
+        &portal.db.url,
+        &[
+            "topup",
+            "--account",
+            &account_id,
+            "--points",
+            "42",
+            "--idempotency-key",
+            "t1",
+            "--kind",
+            "grant",
+        ],
+    );
+    // The embedded projector makes the account visible to the sign-in.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let session = portal.sign_in("OPS@example.com").await;
+    let html = portal.dashboard(&session).await;
+    assert!(
+        html.contains("42 points"),
+        "the operator's account, with its balance"
+    );
+    assert!(html.contains(&account_id));
+    // Signing in again reaches the same account.
+    let again = portal.sign_in("ops@example.com").await;
+    assert!(portal.dashboard(&again).await.contains(&account_id));
+}
+
+#[tokio::test]
+async fn forms_without_the_session_token_are_refused() {
+    let portal = Portal::start().await;
+    let session = portal.sign_in("a@example.com").await;
+    for csrf in [
+        "",
+        "0000000000000000000000000000000000000000000000000000000000000000",
+    ] {
+        let response = portal
+            .post(
+                &session,
+                "/developers/keys",
+                &[("csrf", csrf), ("name", "x")],
+            )
+            .await;
+        assert_eq!(response.status(), 403, "csrf {csrf:?}");
+    }
+    // The sign-in form needs its cookie's token too.
+    let response = portal
+        .http
+        .post(portal.url("/developers/sign-in"))
+        .form(&[("email", "a@example.com"), ("csrf", "x")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 403);
+}
+
+#[tokio::test]
+async fn a_planted_session_cookie_is_never_promoted() {
+    let portal = Portal::start().await;
+    let planted = "a".repeat(64);
+    let secret = portal.mailed_link("b@example.com").await;
+    let session = portal
+        .confirm(&secret, Some(&planted))
+        .await
+        .expect("signed in");
+    assert_ne!(session, planted, "a fresh session secret at sign-in");
+    let html = portal
+        .http
+        .get(portal.url("/developers"))
+        .header(COOKIE, format!("manabi_session={planted}"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("Email me a sign-in link"),
+        "the planted cookie signs nobody in"
+    );
+}
+
+#[tokio::test]
+async fn nobody_revokes_another_accounts_key() {
+    let portal = Portal::start().await;
+    let owner = portal.sign_in("owner@example.com").await;
+    let html = portal.dashboard(&owner).await;
+    let csrf = csrf_field(&html);
+    portal
+        .post(
+            &owner,
+            "/developers/keys",
+            &[("csrf", &csrf), ("name", "mine")],
+        )
+        .await;
+    let html = portal.dashboard(&owner).await;
+    let marker = "/developers/keys/";
+    let start = html.find(marker).expect("a key") + marker.len();
+    let key_id = html[start..start + 36].to_owned();
+    let intruder = portal.sign_in("intruder@example.com").await;
+    let intruder_csrf = csrf_field(&portal.dashboard(&intruder).await);
+    let response = portal
+        .post(
+            &intruder,
+            &format!("/developers/keys/{key_id}/revoke"),
+            &[("csrf", &intruder_csrf)],
+        )
+        .await;
+    assert_eq!(response.status(), 404);
+    assert!(
+        portal.dashboard(&owner).await.contains("active"),
+        "still live"
+    );
+}
+
+#[tokio::test]
+async fn an_expired_or_unknown_link_signs_nobody_in() {
+    let portal = Portal::start().await;
+    let store = store(&portal.db).await;
+    let secret = "b".repeat(64);
+    let issued = LedgerEvent::SignInLinkIssued(SignInLinkIssued {
+        email: "late@example.com".to_owned(),
+        expires_at: Utc::now() - Duration::minutes(1),
+    });
+    store
+        .append(AppendCommand::single(
+            link_stream(&secret),
+            ExpectedVersion::NoStream,
+            vec![NewEvent::new(issued, EventMetadata::default(), Utc::now())],
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(portal.confirm(&secret, None).await, Err(410));
+    let page = portal
+        .http
+        .get(portal.url(&format!("/developers/sign-in/{secret}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 410);
+    assert!(page.text().await.unwrap().contains("expired"));
+    assert_eq!(portal.confirm(&"c".repeat(64), None).await, Err(404));
+}
