@@ -9,6 +9,7 @@ use manabi_tests as common;
 use chrono::{Duration, Utc};
 use common::ledger::{Backend, fresh_db, store};
 use common::smtp::SmtpSink;
+use common::stripe::FakeStripe;
 use common::{TestApp, spawn_app_with};
 use manabi_api::portal::session::link_stream;
 use manabi_ledger::store::{AppendCommand, ExpectedVersion, NewEvent};
@@ -33,14 +34,19 @@ struct Portal {
 
 impl Portal {
     async fn start() -> Portal {
+        Portal::start_with(&[]).await
+    }
+
+    async fn start_with(extra: &[(&str, &str)]) -> Portal {
         let sink = SmtpSink::start().await;
         let db = fresh_db(Backend::Sqlite).await;
-        let app = spawn_app_with(&[
+        let mut env = vec![
             ("MANABI_SMTP_URL", sink.url.as_str()),
             ("MANABI_DATABASE_URL", db.url.as_str()),
             ("MANABI_KEY_RATE_PER_SEC", "0"),
-        ])
-        .await;
+        ];
+        env.extend_from_slice(extra);
+        let app = spawn_app_with(&env).await;
         Portal {
             app,
             sink,
@@ -410,4 +416,126 @@ async fn an_expired_or_unknown_link_signs_nobody_in() {
     assert_eq!(page.status(), 410);
     assert!(page.text().await.unwrap().contains("expired"));
     assert_eq!(portal.confirm(&"c".repeat(64), None).await, Err(404));
+}
+
+/// The balance shown on the dashboard.
+fn balance_of(html: &str) -> i64 {
+    let marker = "id=\"balance\">";
+    let start = html.find(marker).expect("a balance") + marker.len();
+    html[start..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .expect("points")
+}
+
+/// A portal with the Stripe stand-in wired both ways.
+async fn with_stripe() -> (Portal, FakeStripe) {
+    let stripe = FakeStripe::start().await;
+    let portal = Portal::start_with(&[
+        ("MANABI_STRIPE_API_URL", stripe.url.as_str()),
+        ("MANABI_STRIPE_SECRET_KEY", common::stripe::SECRET_KEY),
+        (
+            "MANABI_STRIPE_WEBHOOK_SECRET",
+            common::stripe::WEBHOOK_SECRET,
+        ),
+    ])
+    .await;
+    stripe.set_webhook(&portal.url("/stripe/webhook"));
+    (portal, stripe)
+}
+
+/// Starts the checkout of `pack`: the Stripe session id it redirects to.
+async fn checkout(portal: &Portal, session: &str, pack: &str) -> String {
+    let csrf = csrf_field(&portal.dashboard(session).await);
+    let response = portal
+        .post(
+            session,
+            "/developers/credits/checkout",
+            &[("csrf", &csrf), ("pack", pack)],
+        )
+        .await;
+    assert_eq!(response.status(), 303, "{}", response.text().await.unwrap());
+    let location = response.headers()[LOCATION].to_str().unwrap().to_owned();
+    location.rsplit('/').next().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_pack_bought_through_checkout_is_credited_once() {
+    let (portal, stripe) = with_stripe().await;
+    let session = portal.sign_in("buyer@example.com").await;
+    assert_eq!(balance_of(&portal.dashboard(&session).await), 0);
+    let id = checkout(&portal, &session, "starter").await;
+    let created = stripe.session(&id).expect("a checkout session");
+    assert_eq!(created["currency"], "jpy");
+    assert_eq!(created["customer_email"], "buyer@example.com");
+    let price = created["amount_total"].as_i64().unwrap();
+    assert_eq!(stripe.pay(&id).await, 200);
+    let credited = balance_of(&portal.dashboard(&session).await);
+    assert!(
+        credited >= price,
+        "the pack's points (bonus included): {credited}"
+    );
+    // Stripe delivers again (a retry, a duplicate): nothing more.
+    let (body, _) = stripe.delivered().pop().unwrap();
+    assert_eq!(stripe.redeliver(&body).await, 200);
+    assert_eq!(balance_of(&portal.dashboard(&session).await), credited);
+    // A forged delivery (another secret) is refused and credits nothing.
+    let forged = body.replace(&id, "cs_test_forged");
+    assert_eq!(stripe.deliver_forged(&forged).await, 400);
+    assert_eq!(stripe.deliver_forged(&body).await, 400);
+    assert_eq!(balance_of(&portal.dashboard(&session).await), credited);
+    // A full refund takes the points back, once.
+    assert_eq!(stripe.refund(&id).await, 200);
+    assert_eq!(stripe.refund(&id).await, 200);
+    assert_eq!(balance_of(&portal.dashboard(&session).await), 0);
+    let store = store(&portal.db).await;
+    let report = common::ledger::verified_when_caught_up(&store).await;
+    assert!(report.ok, "{report:?}");
+}
+
+#[tokio::test]
+async fn a_session_paid_for_another_amount_credits_nothing() {
+    let (portal, stripe) = with_stripe().await;
+    let session = portal.sign_in("tamper@example.com").await;
+    let id = checkout(&portal, &session, "starter").await;
+    stripe.pay(&id).await;
+    let (body, _) = stripe.delivered().pop().unwrap();
+    // The same session reported as paid for 1 yen, properly signed: not credited.
+    let fresh = checkout(&portal, &session, "starter").await;
+    let altered = body.replace(&id, &fresh).replace(
+        &format!(
+            "\"amount_total\":{}",
+            stripe.session(&id).unwrap()["amount_total"]
+        ),
+        "\"amount_total\":1",
+    );
+    assert_eq!(stripe.redeliver(&altered).await, 200);
+    let credited = balance_of(&portal.dashboard(&session).await);
+    let price = stripe.session(&id).unwrap()["amount_total"]
+        .as_i64()
+        .unwrap();
+    assert!(
+        credited >= price && credited < 2 * price,
+        "only the first session: {credited}"
+    );
+}
+
+#[tokio::test]
+async fn without_stripe_purchases_are_disabled_and_say_how_to_get_points() {
+    let portal = Portal::start().await;
+    let session = portal.sign_in("free@example.com").await;
+    let html = portal.dashboard(&session).await;
+    assert!(html.contains("Card payments are not enabled"));
+    assert!(html.contains("manabi admin topup"));
+    let csrf = csrf_field(&html);
+    let response = portal
+        .post(
+            &session,
+            "/developers/credits/checkout",
+            &[("csrf", &csrf), ("pack", "starter")],
+        )
+        .await;
+    assert_eq!(response.status(), 503);
 }

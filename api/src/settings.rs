@@ -364,6 +364,8 @@ pub struct PortalSettings {
     /// password). Without it links are printed on standard output.
     pub smtp_url: Option<SecretString>,
     pub smtp_from: String,
+    /// Card payments through Stripe Checkout; `None` when not configured.
+    pub stripe: Option<crate::portal::stripe::StripeSettings>,
 }
 
 impl std::fmt::Debug for PortalSettings {
@@ -371,6 +373,7 @@ impl std::fmt::Debug for PortalSettings {
         f.debug_struct("PortalSettings")
             .field("smtp_url", &self.smtp_url.as_ref().map(|_| "(secret)"))
             .field("smtp_from", &self.smtp_from)
+            .field("stripe", &self.stripe)
             .finish()
     }
 }
@@ -436,6 +439,7 @@ impl Settings {
             portal: PortalSettings {
                 smtp_url: None,
                 smtp_from: SMTP_FROM_DEFAULT.to_owned(),
+                stripe: None,
             },
         }
     }
@@ -583,6 +587,20 @@ pub struct ServeOptions {
     /// The sender of sign-in mail.
     #[arg(long, env = "MANABI_SMTP_FROM", default_value = SMTP_FROM_DEFAULT)]
     pub smtp_from: String,
+    /// Stripe secret key (`sk_live_…`); with the webhook secret it turns on buying packs
+    /// by card in the portal. A secret.
+    #[arg(long, env = "MANABI_STRIPE_SECRET_KEY", hide_env_values = true)]
+    pub stripe_secret_key: Option<SecretString>,
+    /// The signing secret of the `/stripe/webhook` endpoint (`whsec_…`). A secret.
+    #[arg(long, env = "MANABI_STRIPE_WEBHOOK_SECRET", hide_env_values = true)]
+    pub stripe_webhook_secret: Option<SecretString>,
+    /// Stripe's API address (a stand-in speaking its protocol in tests).
+    #[arg(
+        long,
+        env = "MANABI_STRIPE_API_URL",
+        default_value = "https://api.stripe.com"
+    )]
+    pub stripe_api_url: String,
     #[command(flatten)]
     pub x402: crate::x402::X402Options,
     #[command(flatten)]
@@ -676,6 +694,16 @@ impl ServeOptions {
                 .clone()
                 .filter(|url| !url.expose_secret().trim().is_empty()),
             smtp_from: self.smtp_from.clone(),
+            stripe: match (&self.stripe_secret_key, &self.stripe_webhook_secret) {
+                (Some(secret_key), Some(webhook_secret)) => {
+                    Some(crate::portal::stripe::StripeSettings {
+                        api_url: self.stripe_api_url.trim_end_matches('/').to_owned(),
+                        secret_key: secret_key.clone(),
+                        webhook_secret: webhook_secret.clone(),
+                    })
+                }
+                _ => None,
+            },
         };
         settings.x402 = self
             .x402

@@ -267,7 +267,10 @@ impl Account {
             | LedgerEvent::SignInLinkUsed(_)
             | LedgerEvent::PortalSessionOpened(_)
             | LedgerEvent::PortalSessionClosed(_)
-            | LedgerEvent::EmailBound(_) => {}
+            | LedgerEvent::EmailBound(_)
+            | LedgerEvent::CheckoutStarted(_)
+            | LedgerEvent::CheckoutCompleted(_)
+            | LedgerEvent::StripePaymentLinked(_) => {}
         }
     }
 
@@ -405,6 +408,25 @@ impl Account {
             points: points.get(),
             idempotency_key: idempotency_key.to_owned(),
         }))
+    }
+
+    /// Takes back up to `points` (a refunded purchase): at most the balance, so the
+    /// balance never goes below zero; `None` when there is nothing left to take.
+    pub fn decide_refund_debit(
+        &self,
+        points: i64,
+        idempotency_key: &str,
+    ) -> Result<Option<LedgerEvent>, CommandError> {
+        self.require_open()?;
+        let taken = points.min(self.balance);
+        if taken <= 0 {
+            return Ok(None);
+        }
+        Ok(Some(LedgerEvent::PointsCredited(PointsCredited {
+            kind: CreditKind::Adjustment,
+            points: -taken,
+            idempotency_key: idempotency_key.to_owned(),
+        })))
     }
 
     pub fn decide_issue_key(

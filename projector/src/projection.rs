@@ -90,7 +90,10 @@ pub fn statements(events: &[RecordedEvent]) -> Vec<Statement> {
             | LedgerEvent::SignInLinkUsed(_)
             | LedgerEvent::PortalSessionOpened(_)
             | LedgerEvent::PortalSessionClosed(_)
-            | LedgerEvent::EmailBound(_) => {}
+            | LedgerEvent::EmailBound(_)
+            | LedgerEvent::CheckoutStarted(_)
+            | LedgerEvent::CheckoutCompleted(_)
+            | LedgerEvent::StripePaymentLinked(_) => {}
         }
     }
     run.flush_into(&mut out);

@@ -324,7 +324,10 @@ impl Models {
             | LedgerEvent::SignInLinkUsed(_)
             | LedgerEvent::PortalSessionOpened(_)
             | LedgerEvent::PortalSessionClosed(_)
-            | LedgerEvent::EmailBound(_) => {}
+            | LedgerEvent::EmailBound(_)
+            | LedgerEvent::CheckoutStarted(_)
+            | LedgerEvent::CheckoutCompleted(_)
+            | LedgerEvent::StripePaymentLinked(_) => {}
         }
     }
 

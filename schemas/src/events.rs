@@ -209,6 +209,32 @@ pub struct EmailBound {
     pub account_id: Uuid,
 }
 
+/// A pack's Stripe Checkout Session, opened from the portal, on the stream
+/// `stripe-checkout-{session id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckoutStarted {
+    pub account_id: Uuid,
+    pub pack: String,
+    /// Points the pack credits (its bonus included).
+    pub points: i64,
+    pub price_jpy: i64,
+}
+
+/// Stripe reported the session paid; appended once (version 1) with the credit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckoutCompleted {
+    pub payment_intent: Option<String>,
+    /// The Stripe event that reported it.
+    pub stripe_event: String,
+}
+
+/// Points back to the checkout a Stripe payment paid for, on the stream
+/// `stripe-payment-{payment intent}` (so a refund finds its purchase).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StripePaymentLinked {
+    pub session_id: String,
+}
+
 /// The session was signed out; its cookie no longer works.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PortalSessionClosed {}
@@ -231,6 +257,9 @@ pub enum LedgerEvent {
     PortalSessionOpened(PortalSessionOpened),
     PortalSessionClosed(PortalSessionClosed),
     EmailBound(EmailBound),
+    CheckoutStarted(CheckoutStarted),
+    CheckoutCompleted(CheckoutCompleted),
+    StripePaymentLinked(StripePaymentLinked),
 }
 
 /// A stored event could not be read back as a [`LedgerEvent`].
@@ -267,6 +296,9 @@ impl LedgerEvent {
             LedgerEvent::PortalSessionOpened(_) => "PortalSessionOpened",
             LedgerEvent::PortalSessionClosed(_) => "PortalSessionClosed",
             LedgerEvent::EmailBound(_) => "EmailBound",
+            LedgerEvent::CheckoutStarted(_) => "CheckoutStarted",
+            LedgerEvent::CheckoutCompleted(_) => "CheckoutCompleted",
+            LedgerEvent::StripePaymentLinked(_) => "StripePaymentLinked",
         }
     }
 
@@ -294,6 +326,9 @@ impl LedgerEvent {
             LedgerEvent::PortalSessionOpened(p) => serde_json::to_value(p),
             LedgerEvent::PortalSessionClosed(p) => serde_json::to_value(p),
             LedgerEvent::EmailBound(p) => serde_json::to_value(p),
+            LedgerEvent::CheckoutStarted(p) => serde_json::to_value(p),
+            LedgerEvent::CheckoutCompleted(p) => serde_json::to_value(p),
+            LedgerEvent::StripePaymentLinked(p) => serde_json::to_value(p),
         };
         value.unwrap_or(serde_json::Value::Null)
     }
@@ -343,6 +378,13 @@ impl LedgerEvent {
                 parse(event_type, payload).map(LedgerEvent::PortalSessionClosed)
             }
             ("EmailBound", 1) => parse(event_type, payload).map(LedgerEvent::EmailBound),
+            ("CheckoutStarted", 1) => parse(event_type, payload).map(LedgerEvent::CheckoutStarted),
+            ("CheckoutCompleted", 1) => {
+                parse(event_type, payload).map(LedgerEvent::CheckoutCompleted)
+            }
+            ("StripePaymentLinked", 1) => {
+                parse(event_type, payload).map(LedgerEvent::StripePaymentLinked)
+            }
             _ => Err(EventDecodeError::UnknownType {
                 event_type: event_type.to_owned(),
                 schema_version,

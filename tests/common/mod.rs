@@ -10,6 +10,7 @@ pub mod ledger;
 pub mod pg_cluster;
 pub mod proxy;
 pub mod smtp;
+pub mod stripe;
 pub mod x402;
 
 use std::io::{BufRead, BufReader};

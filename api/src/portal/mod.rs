@@ -15,6 +15,7 @@
 
 mod mail;
 pub mod session;
+pub mod stripe;
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -97,6 +98,8 @@ pub fn routes() -> Router<AppState> {
         .route("/developers/sign-out", post(sign_out))
         .route("/developers/keys", post(create_key))
         .route("/developers/keys/{key_id}/revoke", post(revoke_key))
+        .route("/developers/credits/checkout", post(checkout))
+        .route("/stripe/webhook", post(stripe::webhook))
 }
 
 // ---- pages ------------------------------------------------------------------------
@@ -206,7 +209,7 @@ fn page(status: StatusCode, template: &impl Template) -> Response {
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(
             "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; \
-             img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+             img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
         ),
     );
     headers.insert(
@@ -624,6 +627,53 @@ async fn revoke_key(
     }
 }
 
+#[derive(Deserialize)]
+struct CheckoutForm {
+    csrf: String,
+    pack: String,
+}
+
+async fn checkout(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(form): Form<CheckoutForm>,
+) -> Response {
+    let session = match form_session(&state, &headers, &form.csrf).await {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    let Some(stripe) = &state.settings.portal.stripe else {
+        return message(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Purchases disabled",
+            "Card payments are not enabled on this server; an operator grants points.",
+        );
+    };
+    let packs = &state.settings.credit_packs;
+    let Some(pack) = packs.iter().find(|pack| pack.id == form.pack) else {
+        return message(
+            StatusCode::NOT_FOUND,
+            "No such pack",
+            "This pack is not on sale.",
+        );
+    };
+    match stripe::start_checkout(&state, stripe, session.account_id, &session.email, pack).await {
+        Ok(checkout) => {
+            tracing::info!(session = checkout.id, pack = pack.id, "a checkout started");
+            Redirect::to(&checkout.url).into_response()
+        }
+        Err(error) => {
+            tracing::error!(%error, "a checkout could not start");
+            message(
+                StatusCode::BAD_GATEWAY,
+                "Payment unavailable",
+                "The payment page could not be opened just now; nothing was charged. Try again \
+                 in a moment.",
+            )
+        }
+    }
+}
+
 async fn dashboard(state: &AppState, session: &Session, notice: Option<String>) -> Response {
     let store = &state.ledger.store;
     let account = match load_account(store, session.account_id).await {
@@ -682,6 +732,12 @@ async fn dashboard(state: &AppState, session: &Session, notice: Option<String>) 
         .collect();
     let notice = notice.and_then(|notice| match notice.as_str() {
         "revoked" => Some("The key is revoked: its next call is refused.".to_owned()),
+        "paid" => Some(
+            "Thank you: the points are credited as soon as Stripe confirms the payment \
+             (usually within seconds; reload to see them)."
+                .to_owned(),
+        ),
+        "cancelled" => Some("The purchase was cancelled; nothing was charged.".to_owned()),
         _ => None,
     });
     page(
@@ -698,7 +754,7 @@ async fn dashboard(state: &AppState, session: &Session, notice: Option<String>) 
                 0
             },
             daily_cap: account.daily_calls_cap,
-            purchases_enabled: false,
+            purchases_enabled: state.settings.portal.stripe.is_some(),
             packs: state.settings.credit_packs.clone(),
             keys,
             chart: chart(&usage, from),
