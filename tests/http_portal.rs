@@ -82,15 +82,19 @@ impl Portal {
         link.rsplit('/').next().expect("a secret").to_owned()
     }
 
-    /// Confirms a link: the session cookie, or the refusal status.
+    /// Confirms a link from its confirmation page's form: the session cookie, or the
+    /// refusal status.
     async fn confirm(&self, secret: &str, planted: Option<&str>) -> Result<String, u16> {
-        let mut request = self
+        let csrf = self.signed_out_csrf().await;
+        let mut cookies = format!("manabi_csrf={csrf}");
+        if let Some(planted) = planted {
+            cookies.push_str(&format!("; manabi_session={planted}"));
+        }
+        let request = self
             .http
             .post(self.url("/developers/sign-in/confirm"))
-            .form(&[("token", secret)]);
-        if let Some(planted) = planted {
-            request = request.header(COOKIE, format!("manabi_session={planted}"));
-        }
+            .header(COOKIE, cookies)
+            .form(&[("token", secret), ("csrf", csrf.as_str())]);
         let response = request.send().await.unwrap();
         if response.status() != 303 {
             return Err(response.status().as_u16());
@@ -299,6 +303,25 @@ async fn an_operator_made_account_is_claimed_by_its_email() {
     // Signing in again reaches the same account.
     let again = portal.sign_in("ops@example.com").await;
     assert!(portal.dashboard(&again).await.contains(&account_id));
+}
+
+#[tokio::test]
+async fn a_link_confirmed_from_another_site_signs_nobody_in() {
+    let portal = Portal::start().await;
+    let secret = portal.mailed_link("victim@example.com").await;
+    // No form token (a cross-site form post carries none of our cookies).
+    let response = portal
+        .http
+        .post(portal.url("/developers/sign-in/confirm"))
+        .header("origin", "https://evil.example")
+        .form(&[("token", secret.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 403);
+    assert!(cookie_value(&response, "manabi_session").is_none());
+    // The link is still good for its owner.
+    assert!(portal.confirm(&secret, None).await.is_ok());
 }
 
 #[tokio::test]
@@ -538,4 +561,95 @@ async fn without_stripe_purchases_are_disabled_and_say_how_to_get_points() {
         )
         .await;
     assert_eq!(response.status(), 503);
+}
+
+#[tokio::test]
+async fn invoice_lines_and_statements_are_the_signed_in_accounts() {
+    let portal = Portal::start().await;
+    let session = portal.sign_in("calls@example.com").await;
+    let html = portal.dashboard(&session).await;
+    let csrf = csrf_field(&html);
+    let marker = "--account ";
+    let start = html.find(marker).expect("the account id in the grant note") + marker.len();
+    let account_id = html[start..start + 36].to_owned();
+    common::admin(
+        &portal.db.url,
+        &[
+            "topup",
+            "--account",
+            &account_id,
+            "--points",
+            "50",
+            "--idempotency-key",
+            "g",
+            "--kind",
+            "grant",
+        ],
+    );
+    let created = portal
+        .post(
+            &session,
+            "/developers/keys",
+            &[("csrf", &csrf), ("name", "calls")],
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+    let start = created.find("svc_ak_").unwrap();
+    let key: String = created[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let answer = portal
+        .app
+        .client
+        .get(portal.url("/api/v1/learnables?query=taberu"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let month = Utc::now().format("%Y-%m").to_string();
+    let mut page = String::new();
+    for _ in 0..50 {
+        page = portal
+            .http
+            .get(portal.url("/developers/invoices"))
+            .header(COOKIE, format!("manabi_session={session}"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        if page.contains("searchLearnables") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(page.contains("searchLearnables"), "{page}");
+    let csv = portal
+        .http
+        .get(portal.url(&format!("/developers/statements/{month}.csv")))
+        .header(COOKIE, format!("manabi_session={session}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(csv.headers()["content-type"], "text/csv; charset=utf-8");
+    let csv = csv.text().await.unwrap();
+    assert!(
+        csv.lines()
+            .any(|line| line.starts_with("charge,") && line.contains("searchLearnables")),
+        "{csv}"
+    );
+    assert!(csv.lines().any(|line| line.starts_with("credit,")), "{csv}");
+    // Without a session: back to the sign-in page.
+    let anonymous = portal
+        .http
+        .get(portal.url(&format!("/developers/statements/{month}.csv")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status(), 303);
 }

@@ -99,6 +99,8 @@ pub fn routes() -> Router<AppState> {
         .route("/developers/keys", post(create_key))
         .route("/developers/keys/{key_id}/revoke", post(revoke_key))
         .route("/developers/credits/checkout", post(checkout))
+        .route("/developers/invoices", get(invoices))
+        .route("/developers/statements/{file}", get(statement_csv))
         .route("/stripe/webhook", post(stripe::webhook))
 }
 
@@ -130,6 +132,7 @@ struct MessagePage {
 struct ConfirmPage {
     email: String,
     token: String,
+    csrf: String,
 }
 
 #[derive(Template)]
@@ -155,6 +158,7 @@ struct DashboardPage {
     keys: Vec<KeyRow>,
     usage: Vec<manabi_projector::queries::DayUsage>,
     chart: Chart,
+    months: Vec<String>,
 }
 
 struct KeyRow {
@@ -469,7 +473,11 @@ async fn confirm_page(
         Ok(Err(refusal)) => link_refused(refusal),
         Ok(Ok(email)) => {
             let (csrf, fresh) = signed_out_csrf(&headers);
-            let page = ConfirmPage { email, token };
+            let page = ConfirmPage {
+                email,
+                token,
+                csrf: csrf.clone(),
+            };
             let response = page_response(StatusCode::OK, &page);
             with_csrf_cookie(response, &csrf, fresh)
         }
@@ -479,10 +487,22 @@ async fn confirm_page(
 #[derive(Deserialize)]
 struct ConfirmForm {
     token: String,
+    #[serde(default)]
+    csrf: String,
 }
 
-async fn confirm(State(state): State<AppState>, Form(form): Form<ConfirmForm>) -> Response {
-    // The link's secret is the proof: only its mailbox has it. It cannot be replayed.
+async fn confirm(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(form): Form<ConfirmForm>,
+) -> Response {
+    // The link's secret proves the mailbox; the form token proves the confirmation was
+    // sent from our page, so another site cannot sign a visitor into its own account
+    // (login CSRF) with a link of its own.
+    let expected = cookie(&headers, CSRF_COOKIE).unwrap_or_default();
+    if !same(&form.csrf, expected) {
+        return csrf_refused();
+    }
     let signed_in =
         session::sign_in(&state.ledger.store, &state.ledger.store, form.token.trim()).await;
     match signed_in {
@@ -627,6 +647,167 @@ async fn revoke_key(
     }
 }
 
+/// Invoice lines per page.
+const LINES_PER_PAGE: u32 = 50;
+
+#[derive(Template)]
+#[template(path = "portal/invoices.html")]
+struct InvoicesPage {
+    month: String,
+    months: Vec<String>,
+    lines: Vec<manabi_projector::queries::ChargeLine>,
+    next: Option<String>,
+    has_cursor: bool,
+    page_size: u32,
+}
+
+#[derive(Deserialize)]
+struct InvoicesQuery {
+    month: Option<String>,
+    after: Option<String>,
+}
+
+/// The last `count` months, newest first.
+fn recent_months(count: u32) -> Vec<String> {
+    let mut month = chrono::Utc::now()
+        .date_naive()
+        .with_day(1)
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for _ in 0..count {
+        out.push(month.format("%Y-%m").to_string());
+        month = (month - chrono::Duration::days(1))
+            .with_day(1)
+            .unwrap_or(month);
+    }
+    out
+}
+
+use chrono::Datelike;
+
+async fn signed_in(state: &AppState, headers: &HeaderMap) -> Result<Session, Response> {
+    match current_session(state, headers).await? {
+        Some(session) => Ok(session),
+        None => Err(Redirect::to("/developers").into_response()),
+    }
+}
+
+/// `GET /developers/invoices?month=YYYY-MM[&after=<at>|<id>]`: a month's invoice lines,
+/// oldest first, a page at a time.
+async fn invoices(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<InvoicesQuery>,
+) -> Response {
+    let session = match signed_in(&state, &headers).await {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    let months = recent_months(12);
+    let month_text = query.month.unwrap_or_else(|| months[0].clone());
+    let Ok(month) = manabi_projector::queries::Month::parse(&month_text) else {
+        return message(
+            StatusCode::BAD_REQUEST,
+            "Invoice lines",
+            "The month is YYYY-MM.",
+        );
+    };
+    let first = chrono::NaiveDate::parse_from_str(&format!("{}-01", month.as_text()), "%Y-%m-%d")
+        .unwrap_or_default();
+    let last = first
+        .checked_add_months(chrono::Months::new(1))
+        .map_or(first, |next| next - chrono::Duration::days(1));
+    let after = query
+        .after
+        .as_deref()
+        .and_then(|cursor| cursor.split_once('|'))
+        .map(|(at, id)| (at.to_owned(), id.to_owned()));
+    let has_cursor = after.is_some();
+    let lines = match manabi_projector::queries::charges_page(
+        &state.ledger.store,
+        session.account_id,
+        first,
+        last,
+        after,
+        LINES_PER_PAGE,
+    )
+    .await
+    {
+        Ok(lines) => lines,
+        Err(error) => return unavailable(session::LedgerDown(error.to_string())),
+    };
+    let next = (lines.len() == LINES_PER_PAGE as usize)
+        .then(|| lines.last())
+        .flatten()
+        .map(|line| {
+            let cursor = format!("{}|{}", line.charged_at, line.invoice_id);
+            let cursor: String = form_urlencoded::byte_serialize(cursor.as_bytes()).collect();
+            format!(
+                "/developers/invoices?month={}&after={cursor}",
+                month.as_text()
+            )
+        });
+    page(
+        StatusCode::OK,
+        &InvoicesPage {
+            month: month.as_text(),
+            months,
+            lines,
+            next,
+            has_cursor,
+            page_size: LINES_PER_PAGE,
+        },
+    )
+}
+
+/// `GET /developers/statements/YYYY-MM.csv`: the month's statement to download.
+async fn statement_csv(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(file): Path<String>,
+) -> Response {
+    let session = match signed_in(&state, &headers).await {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    let month = file
+        .strip_suffix(".csv")
+        .and_then(|month| manabi_projector::queries::Month::parse(month).ok());
+    let Some(month) = month else {
+        return message(
+            StatusCode::NOT_FOUND,
+            "Statement",
+            "Statements are at YYYY-MM.csv.",
+        );
+    };
+    let statement = match manabi_projector::queries::monthly_statement(
+        &state.ledger.store,
+        session.account_id,
+        month,
+    )
+    .await
+    {
+        Ok(statement) => statement,
+        Err(error) => return unavailable(session::LedgerDown(error.to_string())),
+    };
+    let csv = manabi_projector::queries::statement_csv(&statement);
+    let disposition = format!(
+        "attachment; filename=\"manabi-statement-{}.csv\"",
+        month.as_text()
+    );
+    let mut response = (StatusCode::OK, csv).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/csv; charset=utf-8"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Ok(value) = HeaderValue::from_str(&disposition) {
+        headers.insert(header::CONTENT_DISPOSITION, value);
+    }
+    response
+}
+
 #[derive(Deserialize)]
 struct CheckoutForm {
     csrf: String,
@@ -759,6 +940,7 @@ async fn dashboard(state: &AppState, session: &Session, notice: Option<String>) 
             keys,
             chart: chart(&usage, from),
             usage,
+            months: recent_months(3),
         },
     )
 }

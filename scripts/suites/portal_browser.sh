@@ -56,9 +56,11 @@ rm -rf "$shots"
 mkdir -p "$shots"
 server_pid=
 sink_pid=
+stripe_pid=
 cleanup() {
     if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
     if [ -n "$sink_pid" ]; then kill "$sink_pid" 2>/dev/null || true; wait "$sink_pid" 2>/dev/null || true; fi
+    if [ -n "$stripe_pid" ]; then kill "$stripe_pid" 2>/dev/null || true; wait "$stripe_pid" 2>/dev/null || true; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -89,7 +91,28 @@ sink_port=$(cat "$work/sink.port")
 port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 database_url="sqlite://$work/var/ledger.sqlite"
 mkdir -p "$work/var"
-MANABI_BIND="127.0.0.1:$port" MANABI_BASE_URL="http://127.0.0.1:$port" \
+
+# Stripe: the tests crate's stand-in speaking its protocol (Checkout Sessions, a hosted
+# payment page, signed webhooks to the server).
+stripe_binary=target/debug/stripe-standin
+[ -x "$stripe_binary" ] || cargo build --quiet -p manabi-tests --bin stripe-standin
+"$stripe_binary" --webhook "http://127.0.0.1:$port/stripe/webhook" >"$work/stripe.stdout" 2>"$work/stripe.stderr" &
+stripe_pid=$!
+stripe_url=
+for _ in $(seq 1 200); do
+    stripe_url=$(sed -n 's/^listening on //p' "$work/stripe.stdout")
+    [ -n "$stripe_url" ] && break
+    sleep 0.05
+done
+if [ -z "$stripe_url" ]; then
+    echo "portal_browser: the Stripe stand-in did not start" >&2
+    cat "$work/stripe.stderr" >&2
+    exit 1
+fi
+
+MANABI_STRIPE_API_URL="$stripe_url" MANABI_STRIPE_SECRET_KEY=sk_test_manabi \
+    MANABI_STRIPE_WEBHOOK_SECRET=whsec_manabi_test \
+    MANABI_BIND="127.0.0.1:$port" MANABI_BASE_URL="http://127.0.0.1:$port" \
     MANABI_DATA_DIR="$work/var" MANABI_ARTIFACT="$artifact" \
     MANABI_DATABASE_URL="$database_url" MANABI_LOG=warn \
     MANABI_KEY_RATE_PER_SEC=0 MANABI_KEYLESS_RATE_PER_SEC=0 \
@@ -102,7 +125,7 @@ if ! wait_for_server "$work/stdout" "$work/stderr" portal_browser; then
     exit 1
 fi
 
-if ! timeout 100 node "$js/fixcheck-tmp.mjs" "$base" "$work/mail" "$shots" "$binary" "$database_url"; then
+if ! timeout 100 node "$js/browser.mjs" "$base" "$work/mail" "$shots" "$binary" "$database_url"; then
     echo "portal_browser: failed; screenshots in $shots" >&2
     logs
     exit 1
