@@ -653,3 +653,257 @@ async fn invoice_lines_and_statements_are_the_signed_in_accounts() {
         .unwrap();
     assert_eq!(anonymous.status(), 303);
 }
+
+/// PKCE S256 of a verifier.
+fn challenge_of(verifier: &str) -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(sha2::Sha256::digest(verifier.as_bytes()))
+}
+
+/// The hidden fields of the consent form.
+fn consent_fields(html: &str) -> Vec<(String, String)> {
+    let mut fields = Vec::new();
+    for chunk in html.split("<input type=\"hidden\" name=\"").skip(1) {
+        let (name, rest) = chunk.split_once('"').unwrap();
+        let value = rest
+            .split("value=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        fields.push((
+            name.to_owned(),
+            value
+                .replace("&#x2f;", "/")
+                .replace("&#x3a;", ":")
+                .replace("&amp;", "&"),
+        ));
+    }
+    fields
+}
+
+async fn mcp_call(portal: &Portal, token: &str, path: &str) -> reqwest::Response {
+    let request = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "search_learnables", "arguments": {"query": "taberu"}}});
+    portal
+        .http
+        .post(portal.url(path))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&request)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_mcp_client_authorized_with_oauth_calls_like_a_key_until_revoked() {
+    let portal = Portal::start().await;
+    let base = portal.app.address.clone();
+    let metadata: serde_json::Value = portal
+        .http
+        .get(portal.url("/.well-known/oauth-authorization-server"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(metadata["issuer"], base);
+    assert_eq!(
+        metadata["code_challenge_methods_supported"],
+        serde_json::json!(["S256"])
+    );
+    let registered: serde_json::Value = portal
+        .http
+        .post(portal.url("/oauth/register"))
+        .json(&serde_json::json!({"client_name": "Test Agent", "redirect_uris": ["http://127.0.0.1:9/cb"]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let client_id = registered["client_id"].as_str().unwrap().to_owned();
+    let session = portal.sign_in("agent-owner@example.com").await;
+    let html = portal.dashboard(&session).await;
+    let marker = "--account ";
+    let start = html.find(marker).unwrap() + marker.len();
+    let account_id = html[start..start + 36].to_owned();
+    common::admin(
+        &portal.db.url,
+        &[
+            "topup",
+            "--account",
+            &account_id,
+            "--points",
+            "20",
+            "--idempotency-key",
+            "o",
+            "--kind",
+            "grant",
+        ],
+    );
+    let verifier = "v".repeat(50);
+    let authorize = |resource: &str| {
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        query
+            .append_pair("response_type", "code")
+            .append_pair("client_id", &client_id)
+            .append_pair("redirect_uri", "http://127.0.0.1:9/cb")
+            .append_pair("code_challenge", &challenge_of(&verifier))
+            .append_pair("code_challenge_method", "S256")
+            .append_pair("state", "xyz")
+            .append_pair("resource", resource);
+        format!("/oauth/authorize?{}", query.finish())
+    };
+    // A token for another resource is never issued.
+    let elsewhere = portal
+        .http
+        .get(portal.url(&authorize("https://evil.example/mcp")))
+        .header(COOKIE, format!("manabi_session={session}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(elsewhere.status(), 303);
+    assert!(
+        elsewhere.headers()[LOCATION]
+            .to_str()
+            .unwrap()
+            .contains("error=invalid_target")
+    );
+    // The consent page names the client; allowing sends a code back.
+    let page = portal
+        .http
+        .get(portal.url(&authorize(&format!("{base}/mcp"))))
+        .header(COOKIE, format!("manabi_session={session}"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("Test Agent"), "{page}");
+    let mut form = consent_fields(&page);
+    form.push(("decision".to_owned(), "allow".to_owned()));
+    let allowed = portal
+        .http
+        .post(portal.url("/oauth/authorize"))
+        .header(COOKIE, format!("manabi_session={session}"))
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(allowed.status(), 303);
+    let location = allowed.headers()[LOCATION].to_str().unwrap().to_owned();
+    assert!(
+        location.starts_with("http://127.0.0.1:9/cb?code="),
+        "{location}"
+    );
+    assert!(location.ends_with("&state=xyz"));
+    let code = location
+        .split("code=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap()
+        .to_owned();
+    let exchange = |verifier: String, code: String| {
+        portal
+            .http
+            .post(portal.url("/oauth/token"))
+            .form(&[
+                ("grant_type", "authorization_code".to_owned()),
+                ("code", code),
+                ("redirect_uri", "http://127.0.0.1:9/cb".to_owned()),
+                ("client_id", client_id.clone()),
+                ("code_verifier", verifier),
+                ("resource", format!("{base}/mcp")),
+            ])
+            .send()
+    };
+    let wrong = exchange("w".repeat(50), code.clone()).await.unwrap();
+    assert_eq!(wrong.status(), 400, "a wrong verifier");
+    let tokens: serde_json::Value = exchange(verifier.clone(), code.clone())
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let access = tokens["access_token"].as_str().unwrap().to_owned();
+    let refresh = tokens["refresh_token"].as_str().unwrap().to_owned();
+    let again: serde_json::Value = exchange(verifier.clone(), code)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(again["error"], "invalid_grant", "a code works once");
+    // The token calls /mcp like a key: billed to the account.
+    let answer: serde_json::Value = mcp_call(&portal, &access, "/mcp")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        answer["result"]["structuredContent"]["billing"]["points_charged"], 5,
+        "{answer}"
+    );
+    // It is for /mcp only.
+    let rest = portal
+        .http
+        .get(portal.url("/api/v1/account"))
+        .bearer_auth(&access)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rest.status(), 401);
+    // Refresh tokens rotate: each works once.
+    let refreshed = |token: String| {
+        portal
+            .http
+            .post(portal.url("/oauth/token"))
+            .form(&[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", token.as_str()),
+                ("client_id", client_id.as_str()),
+            ])
+            .send()
+    };
+    let rotated: serde_json::Value = refreshed(refresh.clone())
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(rotated["access_token"].is_string(), "{rotated}");
+    let reused: serde_json::Value = refreshed(refresh).await.unwrap().json().await.unwrap();
+    assert_eq!(reused["error"], "invalid_grant");
+    // Revoking the client's key in the portal stops its tokens on the next call.
+    let html = portal.dashboard(&session).await;
+    assert!(html.contains("OAuth: Test Agent"));
+    let csrf = csrf_field(&html);
+    let marker = "/developers/keys/";
+    let start = html.find(marker).unwrap() + marker.len();
+    let key_id = &html[start..start + 36];
+    portal
+        .post(
+            &session,
+            &format!("/developers/keys/{key_id}/revoke"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    let refused = mcp_call(&portal, rotated["access_token"].as_str().unwrap(), "/mcp").await;
+    assert_eq!(refused.status(), 401);
+    assert!(
+        refused.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .contains("oauth-protected-resource/mcp")
+    );
+}

@@ -169,12 +169,12 @@ async fn a_request_without_a_key_is_refused_before_json_rpc() {
         .unwrap()
         .to_owned();
     let metadata = format!(
-        "{}/.well-known/oauth-protected-resource",
+        "{}/.well-known/oauth-protected-resource/mcp",
         fixture.app.address
     );
     assert_eq!(
         challenge,
-        format!("Bearer resource_metadata=\"{metadata}\"")
+        format!("Bearer resource_metadata=\"{metadata}\", scope=\"tools:read\"")
     );
     let body: Value = response.json().await.expect("JSON");
     common::assert_error(401, &body, 401, "INVALID_API_KEY");

@@ -103,6 +103,17 @@ async fn authenticate(state: &AppState, call: &Call, price: Price) -> Result<Cal
             client: call.client,
         });
     }
+    if let Some(oauth) = call.credential.oauth() {
+        // The token was checked at the gate; its grant's key is checked here again, so
+        // a key revoked in between is refused.
+        return state
+            .ledger
+            .biller
+            .authenticate_key_id(oauth.account_id, oauth.key_id)
+            .await
+            .map(Caller::Keyed)
+            .map_err(auth_error);
+    }
     let Some(key) = call.credential.key() else {
         return Ok(Caller::Keyless {
             client: call.client,

@@ -27,6 +27,8 @@ pub struct Credential {
     request_id: Option<String>,
     /// The `Idempotency-Key` header as sent (checked when a charge needs it).
     idempotency_key: Option<Result<String, ()>>,
+    /// The key an OAuth access token acts as, once `/mcp`'s gate checked the token.
+    oauth: Option<manabi_ledger::Caller>,
 }
 
 /// Longest accepted `Idempotency-Key`, in characters.
@@ -70,7 +72,18 @@ impl Credential {
             key: authorization.or_else(api_key).map(SecretString::from),
             request_id,
             idempotency_key,
+            oauth: None,
         }
+    }
+
+    /// The credential of a call an OAuth access token authorized.
+    pub fn with_oauth(mut self, caller: manabi_ledger::Caller) -> Credential {
+        self.oauth = Some(caller);
+        self
+    }
+
+    pub fn oauth(&self) -> Option<manabi_ledger::Caller> {
+        self.oauth
     }
 
     /// The caller's `Idempotency-Key`, if it sent a well-formed one; 400 otherwise.

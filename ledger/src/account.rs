@@ -270,7 +270,11 @@ impl Account {
             | LedgerEvent::EmailBound(_)
             | LedgerEvent::CheckoutStarted(_)
             | LedgerEvent::CheckoutCompleted(_)
-            | LedgerEvent::StripePaymentLinked(_) => {}
+            | LedgerEvent::StripePaymentLinked(_)
+            | LedgerEvent::OAuthClientRegistered(_)
+            | LedgerEvent::OAuthCodeIssued(_)
+            | LedgerEvent::OAuthTokenIssued(_)
+            | LedgerEvent::OAuthConsumed(_) => {}
         }
     }
 
@@ -492,7 +496,7 @@ impl KeyState {
         }
     }
 
-    fn check_live(&self, now: DateTime<Utc>) -> Result<(), Refusal> {
+    pub fn check_live(&self, now: DateTime<Utc>) -> Result<(), Refusal> {
         if self.revoked {
             return Err(Refusal::Revoked);
         }

@@ -251,6 +251,23 @@ impl Biller {
         self.check_against_stream(&key).await
     }
 
+    /// The caller of a key known by its id alone (an OAuth grant's key, after its
+    /// access token was checked), against the end of the account's stream.
+    pub async fn authenticate_key_id(
+        &self,
+        account_id: Uuid,
+        key_id: Uuid,
+    ) -> Result<Caller, AuthError> {
+        let account = self
+            .account(account_id)
+            .await
+            .map_err(AuthError::from)?
+            .ok_or(AuthError::Unknown)?;
+        let key = account.keys.get(&key_id).ok_or(AuthError::Unknown)?;
+        key.check_live(self.clock.now())?;
+        Ok(Caller { account_id, key_id })
+    }
+
     /// An account id found absent is remembered ([`UnknownAccounts`]): the next key
     /// naming it is refused without a database read.
     async fn check_against_stream(&self, key: &ApiKey) -> Result<Caller, AuthError> {

@@ -93,7 +93,11 @@ pub fn statements(events: &[RecordedEvent]) -> Vec<Statement> {
             | LedgerEvent::EmailBound(_)
             | LedgerEvent::CheckoutStarted(_)
             | LedgerEvent::CheckoutCompleted(_)
-            | LedgerEvent::StripePaymentLinked(_) => {}
+            | LedgerEvent::StripePaymentLinked(_)
+            | LedgerEvent::OAuthClientRegistered(_)
+            | LedgerEvent::OAuthCodeIssued(_)
+            | LedgerEvent::OAuthTokenIssued(_)
+            | LedgerEvent::OAuthConsumed(_) => {}
         }
     }
     run.flush_into(&mut out);

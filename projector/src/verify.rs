@@ -327,7 +327,11 @@ impl Models {
             | LedgerEvent::EmailBound(_)
             | LedgerEvent::CheckoutStarted(_)
             | LedgerEvent::CheckoutCompleted(_)
-            | LedgerEvent::StripePaymentLinked(_) => {}
+            | LedgerEvent::StripePaymentLinked(_)
+            | LedgerEvent::OAuthClientRegistered(_)
+            | LedgerEvent::OAuthCodeIssued(_)
+            | LedgerEvent::OAuthTokenIssued(_)
+            | LedgerEvent::OAuthConsumed(_) => {}
         }
     }
 

@@ -235,6 +235,50 @@ pub struct StripePaymentLinked {
     pub session_id: String,
 }
 
+/// An OAuth client registered itself (RFC 7591), on `oauth-client-{client id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OAuthClientRegistered {
+    pub client_id: String,
+    pub client_name: String,
+    pub redirect_uris: Vec<String>,
+}
+
+/// An authorization code, on `oauth-code-{sha256 of the code}`: the person who consented,
+/// the key their consent created for the client, and the PKCE challenge to meet. Used
+/// once ([`OAuthConsumed`] at version 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OAuthCodeIssued {
+    pub client_id: String,
+    pub account_id: Uuid,
+    /// The API key the grant acts as: billing, caps and revocation are the key's.
+    pub key_id: Uuid,
+    pub redirect_uri: String,
+    /// Base64url SHA-256 of the verifier (S256).
+    pub code_challenge: String,
+    /// The resource the tokens are for (RFC 8707).
+    pub resource: String,
+    pub scope: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// An access or refresh token, on `oauth-token-{sha256 of the token}`. A refresh token
+/// is used once ([`OAuthConsumed`] at version 1): each use rotates it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OAuthTokenIssued {
+    /// `access` or `refresh`.
+    pub kind: String,
+    pub client_id: String,
+    pub account_id: Uuid,
+    pub key_id: Uuid,
+    pub resource: String,
+    pub scope: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A code or refresh token was used; it works no more.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OAuthConsumed {}
+
 /// The session was signed out; its cookie no longer works.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PortalSessionClosed {}
@@ -260,6 +304,10 @@ pub enum LedgerEvent {
     CheckoutStarted(CheckoutStarted),
     CheckoutCompleted(CheckoutCompleted),
     StripePaymentLinked(StripePaymentLinked),
+    OAuthClientRegistered(OAuthClientRegistered),
+    OAuthCodeIssued(OAuthCodeIssued),
+    OAuthTokenIssued(OAuthTokenIssued),
+    OAuthConsumed(OAuthConsumed),
 }
 
 /// A stored event could not be read back as a [`LedgerEvent`].
@@ -299,6 +347,10 @@ impl LedgerEvent {
             LedgerEvent::CheckoutStarted(_) => "CheckoutStarted",
             LedgerEvent::CheckoutCompleted(_) => "CheckoutCompleted",
             LedgerEvent::StripePaymentLinked(_) => "StripePaymentLinked",
+            LedgerEvent::OAuthClientRegistered(_) => "OAuthClientRegistered",
+            LedgerEvent::OAuthCodeIssued(_) => "OAuthCodeIssued",
+            LedgerEvent::OAuthTokenIssued(_) => "OAuthTokenIssued",
+            LedgerEvent::OAuthConsumed(_) => "OAuthConsumed",
         }
     }
 
@@ -329,6 +381,10 @@ impl LedgerEvent {
             LedgerEvent::CheckoutStarted(p) => serde_json::to_value(p),
             LedgerEvent::CheckoutCompleted(p) => serde_json::to_value(p),
             LedgerEvent::StripePaymentLinked(p) => serde_json::to_value(p),
+            LedgerEvent::OAuthClientRegistered(p) => serde_json::to_value(p),
+            LedgerEvent::OAuthCodeIssued(p) => serde_json::to_value(p),
+            LedgerEvent::OAuthTokenIssued(p) => serde_json::to_value(p),
+            LedgerEvent::OAuthConsumed(p) => serde_json::to_value(p),
         };
         value.unwrap_or(serde_json::Value::Null)
     }
@@ -385,6 +441,14 @@ impl LedgerEvent {
             ("StripePaymentLinked", 1) => {
                 parse(event_type, payload).map(LedgerEvent::StripePaymentLinked)
             }
+            ("OAuthClientRegistered", 1) => {
+                parse(event_type, payload).map(LedgerEvent::OAuthClientRegistered)
+            }
+            ("OAuthCodeIssued", 1) => parse(event_type, payload).map(LedgerEvent::OAuthCodeIssued),
+            ("OAuthTokenIssued", 1) => {
+                parse(event_type, payload).map(LedgerEvent::OAuthTokenIssued)
+            }
+            ("OAuthConsumed", 1) => parse(event_type, payload).map(LedgerEvent::OAuthConsumed),
             _ => Err(EventDecodeError::UnknownType {
                 event_type: event_type.to_owned(),
                 schema_version,

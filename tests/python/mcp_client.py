@@ -94,7 +94,7 @@ async def check_the_gate(base: str) -> None:
         )
         Check.that(response.status_code == 401, "keyless POST /mcp is 401", response.status_code)
         challenge = response.headers.get("www-authenticate", "")
-        metadata = f"{base}/.well-known/oauth-protected-resource"
+        metadata = f"{base}/.well-known/oauth-protected-resource/mcp"
         Check.that(f'resource_metadata="{metadata}"' in challenge, "challenge names metadata", challenge)
         Check.that(response.json()["error"]["code"] == "INVALID_API_KEY", "401 envelope", response.text)
         document = (await http.get(metadata)).json()

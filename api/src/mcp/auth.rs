@@ -20,15 +20,24 @@ use crate::state::AppState;
 /// Where the protected-resource document is served (RFC 9728 §3).
 pub const PROTECTED_RESOURCE_PATH: &str = "/.well-known/oauth-protected-resource";
 
-/// The scope an API key grants on this resource: calling the read-only tools.
-const SCOPE_TOOLS_READ: &str = "tools:read";
+/// The scope an API key or an OAuth token grants on this resource: calling the
+/// read-only tools.
+const SCOPE_TOOLS_READ: &str = crate::portal::oauth::SCOPE;
+
+/// The caller an OAuth access token acts as, found by the gate for the billing seam.
+#[derive(Debug, Clone, Copy)]
+pub struct OAuthCaller(pub manabi_ledger::Caller);
 
 /// Refuses a request without a usable key with 401 and a `WWW-Authenticate` challenge
 /// naming the protected-resource document; lets the others through to the transport.
 /// The key is checked by the billing seam's own authentication (the cached account,
 /// constant time); each tool call is then authenticated again by the seam, so a key
 /// revoked between the two is still refused.
-pub async fn require_key(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn require_key(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let credential = Credential::from_headers(request.headers());
     let Some(key) = credential.key() else {
         let message = format!(
@@ -41,6 +50,22 @@ pub async fn require_key(State(state): State<AppState>, request: Request, next: 
             ApiError::with_message(ErrorCode::InvalidApiKey, message),
         );
     };
+    let raw = secrecy::ExposeSecret::expose_secret(key);
+    if crate::portal::oauth::is_access_token(raw) {
+        return match crate::portal::oauth::access_caller(&state, raw).await {
+            Ok(caller) => {
+                request.extensions_mut().insert(OAuthCaller(caller));
+                next.run(request).await
+            }
+            Err(reason) => challenge(
+                &state,
+                ApiError::with_message(
+                    ErrorCode::InvalidApiKey,
+                    format!("{reason}; authorize again (OAuth) or use an API key"),
+                ),
+            ),
+        };
+    }
     match authenticate_key(&state, key, false).await {
         Ok(_) => next.run(request).await,
         Err(error) if error.status() == StatusCode::UNAUTHORIZED => challenge(&state, error),
@@ -53,8 +78,9 @@ pub async fn require_key(State(state): State<AppState>, request: Request, next: 
 pub fn challenge(state: &AppState, error: ApiError) -> Response {
     let mut response = error.into_response();
     let value = format!(
-        "Bearer resource_metadata=\"{}{PROTECTED_RESOURCE_PATH}\"",
-        state.settings.base_url
+        "Bearer resource_metadata=\"{}{PROTECTED_RESOURCE_PATH}{}\", scope=\"{SCOPE_TOOLS_READ}\"",
+        state.settings.base_url,
+        super::MCP_PATH
     );
     if let Ok(value) = HeaderValue::from_str(&value) {
         response

@@ -26,7 +26,7 @@ use crate::error::ApiError;
 use crate::settings::McpSettings;
 use crate::state::AppState;
 
-pub use auth::PROTECTED_RESOURCE_PATH;
+pub use auth::{OAuthCaller, PROTECTED_RESOURCE_PATH};
 pub use catalogue::tools;
 pub use server::ManabiTools;
 
@@ -43,6 +43,10 @@ pub fn routes(state: &AppState) -> Router<AppState> {
     Router::new()
         .route(MCP_PATH, endpoint)
         .route(PROTECTED_RESOURCE_PATH, get(auth::protected_resource))
+        .route(
+            &format!("{PROTECTED_RESOURCE_PATH}{MCP_PATH}"),
+            get(auth::protected_resource),
+        )
 }
 
 /// The endpoint as mirrored under `/x402/`: no key; each priced tool call is paid by

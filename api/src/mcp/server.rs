@@ -132,7 +132,10 @@ impl ServerHandler for ManabiTools {
 /// transport puts in the request context; `None` without a key.
 fn billed_call(context: &RequestContext<RoleServer>) -> Option<Call> {
     let parts = context.extensions.get::<axum::http::request::Parts>()?;
-    let credential = Credential::from_headers(&parts.headers);
+    let mut credential = Credential::from_headers(&parts.headers);
+    if let Some(super::OAuthCaller(caller)) = parts.extensions.get::<super::OAuthCaller>() {
+        credential = credential.with_oauth(*caller);
+    }
     if !credential.is_present() {
         return None;
     }

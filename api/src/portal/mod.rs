@@ -14,6 +14,7 @@
 //! event recording its actor (`portal:<email>`).
 
 mod mail;
+pub mod oauth;
 pub mod session;
 pub mod stripe;
 
@@ -43,6 +44,8 @@ use crate::state::AppState;
 
 const SESSION_COOKIE: &str = "manabi_session";
 const CSRF_COOKIE: &str = "manabi_csrf";
+/// Where to go after signing in (an OAuth authorization waiting for consent).
+const NEXT_COOKIE: &str = "manabi_next";
 
 /// The portal's own state: the mailer and the sign-in limits.
 pub struct Portal {
@@ -102,6 +105,16 @@ pub fn routes() -> Router<AppState> {
         .route("/developers/invoices", get(invoices))
         .route("/developers/statements/{file}", get(statement_csv))
         .route("/stripe/webhook", post(stripe::webhook))
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(oauth::metadata),
+        )
+        .route("/oauth/register", post(oauth::register))
+        .route(
+            "/oauth/authorize",
+            get(oauth::authorize_page).post(oauth::decide),
+        )
+        .route("/oauth/token", post(oauth::token))
 }
 
 // ---- pages ------------------------------------------------------------------------
@@ -193,7 +206,7 @@ struct Bar {
 }
 
 /// A page with the portal's headers: never cached, never framed.
-fn page(status: StatusCode, template: &impl Template) -> Response {
+pub(crate) fn page(status: StatusCode, template: &impl Template) -> Response {
     let body = match template.render() {
         Ok(body) => body,
         Err(error) => {
@@ -223,7 +236,7 @@ fn page(status: StatusCode, template: &impl Template) -> Response {
     response
 }
 
-fn message(status: StatusCode, title: &str, text: impl Into<String>) -> Response {
+pub(crate) fn message(status: StatusCode, title: &str, text: impl Into<String>) -> Response {
     page(
         status,
         &MessagePage {
@@ -259,9 +272,8 @@ fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 fn set_cookie(response: &mut Response, name: &str, value: &str, max_age_secs: i64) {
-    let text = format!(
-        "{name}={value}; Path=/developers; HttpOnly; Secure; SameSite=Lax; Max-Age={max_age_secs}"
-    );
+    let text =
+        format!("{name}={value}; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age={max_age_secs}");
     if let Ok(value) = HeaderValue::from_str(&text) {
         response.headers_mut().append(header::SET_COOKIE, value);
     }
@@ -295,7 +307,7 @@ fn csrf_refused() -> Response {
     )
 }
 
-async fn current_session(
+pub(crate) async fn current_session(
     state: &AppState,
     headers: &HeaderMap,
 ) -> Result<Option<Session>, Response> {
@@ -308,7 +320,7 @@ async fn current_session(
 }
 
 /// The session of a signed-in form whose CSRF token matches; else the refusal page.
-async fn form_session(
+pub(crate) async fn form_session(
     state: &AppState,
     headers: &HeaderMap,
     csrf: &str,
@@ -343,6 +355,15 @@ async fn home(
         Ok(Some(session)) => dashboard(&state, &session, query.notice).await,
         Ok(None) => sign_in_page(&state, &headers, None, StatusCode::OK),
     }
+}
+
+/// The sign-in page, coming back to `next` (a path of this server) once signed in.
+pub(crate) fn sign_in_to_continue(state: &AppState, headers: &HeaderMap, next: &str) -> Response {
+    let note = "Sign in to continue: an application asks to use manabi for you.".to_owned();
+    let mut response = sign_in_page(state, headers, Some(note), StatusCode::OK);
+    let encoded: String = form_urlencoded::byte_serialize(next.as_bytes()).collect();
+    set_cookie(&mut response, NEXT_COOKIE, &encoded, 1800);
+    response
 }
 
 fn sign_in_page(
@@ -509,7 +530,18 @@ async fn confirm(
         Err(error) => unavailable(error),
         Ok(Err(refusal)) => link_refused(refusal),
         Ok(Ok(session)) => {
-            let mut response = Redirect::to("/developers").into_response();
+            let next = cookie(&headers, NEXT_COOKIE)
+                .and_then(|next| {
+                    form_urlencoded::parse(format!("n={next}").as_bytes())
+                        .next()
+                        .map(|(_, value)| value.into_owned())
+                })
+                .filter(|next| next.starts_with("/oauth/authorize?"));
+            let mut response =
+                Redirect::to(next.as_deref().unwrap_or("/developers")).into_response();
+            if next.is_some() {
+                set_cookie(&mut response, NEXT_COOKIE, "", 0);
+            }
             let max_age = session::SESSION_DAYS * 86_400;
             set_cookie(&mut response, SESSION_COOKIE, session.secret(), max_age);
             response

@@ -1,0 +1,856 @@
+//! OAuth 2.1 for MCP clients (MCP authorization, revisions 2025-06-18 and 2025-11-25):
+//! manabi is the authorization server of its own `/mcp`, behind the portal's sign-in.
+//!
+//! - RFC 8414 metadata at `/.well-known/oauth-authorization-server`; RFC 9728
+//!   protected-resource metadata (in `mcp/auth.rs`) names this server.
+//! - Clients register themselves (RFC 7591, `POST /oauth/register`, public clients:
+//!   `token_endpoint_auth_method` `none`) or are named by a client ID metadata document
+//!   (an `https` URL as `client_id`, fetched when used).
+//! - `GET /oauth/authorize`: authorization code with PKCE S256 only; the `resource`
+//!   (RFC 8707) must be this `/mcp`. A signed-out person is sent through the portal's
+//!   sign-in and comes back; a signed-in one sees a consent page naming the client.
+//!   Allowing creates an API key for the client on the person's account (named
+//!   `OAuth: <client>`, listed and revocable with their other keys): the grant *is* that
+//!   key, so billing, caps and errors are a key's, and revoking it stops the client's
+//!   tokens on their next call.
+//! - `POST /oauth/token`: the code once (its PKCE verifier must match), then rotating
+//!   refresh tokens (each works once); access tokens last an hour and are accepted only
+//!   by `/mcp`.
+//!
+//! Codes and tokens are random secrets kept in the ledger by their SHA-256 only, each on
+//! its own stream, so a code or refresh token is spent by an optimistic append that only
+//! one request — on any replica — can win.
+
+use axum::Form;
+use axum::Json;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use base64::Engine;
+use chrono::{Duration, Utc};
+use manabi_ledger::operator::Operator;
+use manabi_ledger::store::{AppendCommand, AppendRejection, ExpectedVersion, NewEvent};
+use manabi_ledger::{EventStore, Store, StreamName};
+use manabi_schemas::events::{
+    EventMetadata, LedgerEvent, OAuthClientRegistered, OAuthCodeIssued, OAuthConsumed,
+    OAuthTokenIssued,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use super::session::{LedgerDown, Session, new_secret};
+use crate::state::AppState;
+
+/// The one scope: the MCP tools.
+pub const SCOPE: &str = "tools:read";
+const ACCESS_PREFIX: &str = "mnb_at_";
+const REFRESH_PREFIX: &str = "mnb_rt_";
+const ACCESS_MINUTES: i64 = 60;
+const REFRESH_DAYS: i64 = 30;
+const CODE_MINUTES: i64 = 10;
+
+fn digest(kind: &str, secret: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(kind.as_bytes());
+    hasher.update(b"\n");
+    hasher.update(secret.as_bytes());
+    hex::encode(hasher.finalize())
+}
+
+fn code_stream(code: &str) -> StreamName {
+    StreamName::new(format!("oauth-code-{}", digest("code", code)))
+}
+
+fn token_stream(token: &str) -> StreamName {
+    StreamName::new(format!("oauth-token-{}", digest("token", token)))
+}
+
+fn client_stream(client_id: &str) -> StreamName {
+    StreamName::new(format!("oauth-client-{client_id}"))
+}
+
+/// The `/mcp` resource tokens are issued for.
+pub fn resource(state: &AppState) -> String {
+    format!("{}{}", state.settings.base_url, crate::mcp::MCP_PATH)
+}
+
+fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
+    let mut response = (
+        status,
+        Json(json!({"error": error, "error_description": description})),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+fn down(error: impl std::fmt::Display) -> Response {
+    tracing::error!(%error, "OAuth could not reach the ledger");
+    oauth_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "temporarily_unavailable",
+        "the service could not record this just now; retry",
+    )
+}
+
+/// `GET /.well-known/oauth-authorization-server` (RFC 8414).
+pub async fn metadata(State(state): State<AppState>) -> Response {
+    let base = &state.settings.base_url;
+    Json(json!({
+        "issuer": base,
+        "authorization_endpoint": format!("{base}/oauth/authorize"),
+        "token_endpoint": format!("{base}/oauth/token"),
+        "registration_endpoint": format!("{base}/oauth/register"),
+        "scopes_supported": [SCOPE],
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "token_endpoint_auth_methods_supported": ["none"],
+        "code_challenge_methods_supported": ["S256"],
+        "client_id_metadata_document_supported": true,
+        "service_documentation": format!("{base}/docs"),
+    }))
+    .into_response()
+}
+
+/// A client as the authorization server knows it.
+#[derive(Debug, Clone)]
+struct Client {
+    id: String,
+    name: String,
+    redirect_uris: Vec<String>,
+}
+
+/// A redirect URI a client may register: `https`, or `http` on a loopback host (native
+/// apps, RFC 8252).
+fn redirect_uri_allowed(uri: &str) -> bool {
+    let Some((scheme, rest)) = uri.split_once("://") else {
+        return false;
+    };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    // Without the port (`[::1]` keeps its brackets).
+    let host = match host.rsplit_once(':') {
+        Some((name, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => host,
+    };
+    match scheme {
+        "https" => !host.is_empty() && !uri.contains('#'),
+        "http" => matches!(host, "127.0.0.1" | "localhost" | "[::1]") && !uri.contains('#'),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirect_uris_are_https_or_loopback() {
+        for good in [
+            "https://app.example/cb",
+            "http://127.0.0.1:9/cb",
+            "http://localhost/cb",
+            "http://[::1]:8080/cb",
+        ] {
+            assert!(redirect_uri_allowed(good), "{good}");
+        }
+        for bad in [
+            "http://app.example/cb",
+            "https://app.example/cb#frag",
+            "javascript:alert(1)",
+            "ftp://127.0.0.1/",
+            "http://127.0.0.1.evil.example/cb",
+        ] {
+            assert!(!redirect_uri_allowed(bad), "{bad}");
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct Registration {
+    #[serde(default)]
+    redirect_uris: Vec<String>,
+    client_name: Option<String>,
+    token_endpoint_auth_method: Option<String>,
+    grant_types: Option<Vec<String>>,
+    response_types: Option<Vec<String>>,
+}
+
+/// `POST /oauth/register` (RFC 7591).
+pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) -> Response {
+    let Ok(registration) = serde_json::from_slice::<Registration>(&body) else {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_client_metadata",
+            "the body must be a JSON client metadata document",
+        );
+    };
+    if registration.redirect_uris.is_empty()
+        || !registration
+            .redirect_uris
+            .iter()
+            .all(|uri| redirect_uri_allowed(uri))
+    {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_redirect_uri",
+            "redirect_uris must be https, or http on a loopback address, without fragments",
+        );
+    }
+    if registration
+        .token_endpoint_auth_method
+        .as_deref()
+        .is_some_and(|method| method != "none")
+    {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_client_metadata",
+            "only public clients are registered: token_endpoint_auth_method must be none",
+        );
+    }
+    let grants_ok = registration.grant_types.as_ref().is_none_or(|grants| {
+        grants
+            .iter()
+            .all(|grant| grant == "authorization_code" || grant == "refresh_token")
+    });
+    let responses_ok = registration
+        .response_types
+        .as_ref()
+        .is_none_or(|types| types.iter().all(|kind| kind == "code"));
+    if !grants_ok || !responses_ok {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_client_metadata",
+            "only the authorization_code and refresh_token grants (response type code) are served",
+        );
+    }
+    let name = registration
+        .client_name
+        .map(|name| name.chars().take(100).collect::<String>())
+        .filter(|name| !name.trim().is_empty())
+        .unwrap_or_else(|| "an unnamed MCP client".to_owned());
+    let client_id = Uuid::now_v7().to_string();
+    let event = LedgerEvent::OAuthClientRegistered(OAuthClientRegistered {
+        client_id: client_id.clone(),
+        client_name: name.clone(),
+        redirect_uris: registration.redirect_uris.clone(),
+    });
+    let command = AppendCommand::single(
+        client_stream(&client_id),
+        ExpectedVersion::NoStream,
+        vec![NewEvent::new(event, EventMetadata::default(), Utc::now())],
+    );
+    match state.ledger.store.append(command).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(rejection)) => return down(rejection),
+        Err(error) => return down(error),
+    }
+    let mut response = (
+        StatusCode::CREATED,
+        Json(json!({
+            "client_id": client_id,
+            "client_id_issued_at": Utc::now().timestamp(),
+            "client_name": name,
+            "redirect_uris": registration.redirect_uris,
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+            "scope": SCOPE,
+        })),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// The registered client, or the one its metadata document (an `https` client id)
+/// describes.
+async fn client(store: &Store, client_id: &str) -> Result<Option<Client>, String> {
+    if client_id.starts_with("https://") {
+        return metadata_document(client_id).await;
+    }
+    if Uuid::parse_str(client_id).is_err() {
+        return Ok(None);
+    }
+    let events = store
+        .read_stream(&client_stream(client_id), 0, 1)
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(events
+        .into_iter()
+        .find_map(|recorded| match recorded.event {
+            LedgerEvent::OAuthClientRegistered(registered) => Some(Client {
+                id: registered.client_id,
+                name: registered.client_name,
+                redirect_uris: registered.redirect_uris,
+            }),
+            _ => None,
+        }))
+}
+
+/// A client ID metadata document: JSON at the client id's URL, naming itself.
+async fn metadata_document(url: &str) -> Result<Option<Client>, String> {
+    let response = reqwest::Client::new()
+        .get(url)
+        .timeout(std::time::Duration::from_secs(5))
+        .send()
+        .await;
+    let Ok(response) = response else {
+        return Ok(None);
+    };
+    let Ok(document) = response.json::<Value>().await else {
+        return Ok(None);
+    };
+    if document["client_id"].as_str() != Some(url) {
+        return Ok(None);
+    }
+    let redirect_uris: Vec<String> = document["redirect_uris"]
+        .as_array()
+        .map(|uris| {
+            uris.iter()
+                .filter_map(Value::as_str)
+                .filter(|uri| redirect_uri_allowed(uri))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Some(Client {
+        id: url.to_owned(),
+        name: document["client_name"].as_str().unwrap_or(url).to_owned(),
+        redirect_uris,
+    }))
+}
+
+/// The parameters of an authorization request (query of the GET, fields of the POST).
+#[derive(Debug, Clone, Deserialize, Default)]
+pub struct AuthorizeParams {
+    #[serde(default)]
+    response_type: String,
+    #[serde(default)]
+    client_id: String,
+    #[serde(default)]
+    redirect_uri: String,
+    #[serde(default)]
+    code_challenge: String,
+    #[serde(default)]
+    code_challenge_method: String,
+    #[serde(default)]
+    state: Option<String>,
+    #[serde(default)]
+    scope: Option<String>,
+    #[serde(default)]
+    resource: Option<String>,
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    decision: String,
+}
+
+/// What an authorization request asks, once checked.
+struct Checked {
+    client: Client,
+    redirect_uri: String,
+    resource: String,
+}
+
+/// Checks the client and redirect URI (an error is shown, never redirected), then the
+/// rest (an error is sent back to the client's redirect URI).
+async fn check_request(state: &AppState, params: &AuthorizeParams) -> Result<Checked, Response> {
+    let client = match client(&state.ledger.store, &params.client_id).await {
+        Ok(Some(client)) => client,
+        Ok(None) => {
+            return Err(super::message(
+                StatusCode::BAD_REQUEST,
+                "Unknown application",
+                "This application is not registered here (its client_id is unknown).",
+            ));
+        }
+        Err(error) => return Err(down(error)),
+    };
+    if !client.redirect_uris.contains(&params.redirect_uri) {
+        return Err(super::message(
+            StatusCode::BAD_REQUEST,
+            "Wrong return address",
+            "This application asked to return to an address it did not register.",
+        ));
+    }
+    let back = |error: &str, description: &str| {
+        let mut url = params.redirect_uri.clone();
+        url.push(if url.contains('?') { '&' } else { '?' });
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        query.append_pair("error", error);
+        query.append_pair("error_description", description);
+        if let Some(state) = &params.state {
+            query.append_pair("state", state);
+        }
+        url.push_str(&query.finish());
+        Redirect::to(&url).into_response()
+    };
+    if params.response_type != "code" {
+        return Err(back(
+            "unsupported_response_type",
+            "only response_type=code is served",
+        ));
+    }
+    if params.code_challenge_method != "S256" || params.code_challenge.len() < 43 {
+        return Err(back(
+            "invalid_request",
+            "PKCE is required: code_challenge with code_challenge_method=S256",
+        ));
+    }
+    let ours = resource(state);
+    let resource = params.resource.clone().unwrap_or_else(|| ours.clone());
+    if resource.trim_end_matches('/') != ours {
+        return Err(back(
+            "invalid_target",
+            "tokens are issued only for this server's /mcp resource",
+        ));
+    }
+    if params
+        .scope
+        .as_deref()
+        .is_some_and(|scope| scope.split_whitespace().any(|s| s != SCOPE))
+    {
+        return Err(back("invalid_scope", "the only scope is tools:read"));
+    }
+    Ok(Checked {
+        redirect_uri: params.redirect_uri.clone(),
+        client,
+        resource: ours,
+    })
+}
+
+#[derive(askama::Template)]
+#[template(path = "portal/consent.html")]
+struct ConsentPage {
+    client_name: String,
+    client_id: String,
+    redirect_host: String,
+    email: String,
+    csrf: String,
+    fields: Vec<(&'static str, String)>,
+}
+
+/// `GET /oauth/authorize`: the consent page, or the sign-in first.
+pub async fn authorize_page(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    uri: axum::http::Uri,
+    Query(params): Query<AuthorizeParams>,
+) -> Response {
+    let checked = match check_request(&state, &params).await {
+        Ok(checked) => checked,
+        Err(response) => return response,
+    };
+    let session = match super::current_session(&state, &headers).await {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    let Some(session) = session else {
+        // Signed out: sign in, then come back here.
+        let next = uri
+            .path_and_query()
+            .map_or("/oauth/authorize", |p| p.as_str());
+        return super::sign_in_to_continue(&state, &headers, next);
+    };
+    consent(&checked, &params, &session)
+}
+
+fn consent(checked: &Checked, params: &AuthorizeParams, session: &Session) -> Response {
+    let redirect_host = checked
+        .redirect_uri
+        .split_once("://")
+        .map(|(_, rest)| rest.split('/').next().unwrap_or(rest).to_owned())
+        .unwrap_or_default();
+    let fields = vec![
+        ("response_type", params.response_type.clone()),
+        ("client_id", params.client_id.clone()),
+        ("redirect_uri", params.redirect_uri.clone()),
+        ("code_challenge", params.code_challenge.clone()),
+        (
+            "code_challenge_method",
+            params.code_challenge_method.clone(),
+        ),
+        ("state", params.state.clone().unwrap_or_default()),
+        (
+            "scope",
+            params.scope.clone().unwrap_or_else(|| SCOPE.to_owned()),
+        ),
+        ("resource", checked.resource.clone()),
+    ];
+    super::page(
+        StatusCode::OK,
+        &ConsentPage {
+            client_name: checked.client.name.clone(),
+            client_id: checked.client.id.clone(),
+            redirect_host,
+            email: session.email.clone(),
+            csrf: session.csrf.clone(),
+            fields,
+        },
+    )
+}
+
+/// `POST /oauth/authorize`: the person's decision.
+pub async fn decide(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(params): Form<AuthorizeParams>,
+) -> Response {
+    let session = match super::form_session(&state, &headers, &params.csrf).await {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    let checked = match check_request(&state, &params).await {
+        Ok(checked) => checked,
+        Err(response) => return response,
+    };
+    let code = if params.decision == "allow" {
+        match grant(&state, &session, &checked, &params).await {
+            Ok(code) => Some(code),
+            Err(response) => return response,
+        }
+    } else {
+        None
+    };
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    match &code {
+        Some(code) => {
+            query.append_pair("code", code);
+        }
+        None => {
+            query.append_pair("error", "access_denied");
+            query.append_pair("error_description", "the person declined");
+        }
+    }
+    if let Some(client_state) = &params.state {
+        query.append_pair("state", client_state);
+    }
+    let separator = if checked.redirect_uri.contains('?') {
+        '&'
+    } else {
+        '?'
+    };
+    let url = format!("{}{separator}{}", checked.redirect_uri, query.finish());
+    Redirect::to(&url).into_response()
+}
+
+/// Creates the client's key on the person's account and a code naming it.
+async fn grant(
+    state: &AppState,
+    session: &Session,
+    checked: &Checked,
+    params: &AuthorizeParams,
+) -> Result<String, Response> {
+    let operator = Operator::new(&state.ledger.store).acting_as(session.actor());
+    let name = format!("OAuth: {}", checked.client.name);
+    let issued = operator
+        .issue_key(session.account_id, Some(name), None)
+        .await
+        .map_err(down)?;
+    let code = new_secret();
+    let event = LedgerEvent::OAuthCodeIssued(OAuthCodeIssued {
+        client_id: checked.client.id.clone(),
+        account_id: session.account_id,
+        key_id: issued.key_id,
+        redirect_uri: checked.redirect_uri.clone(),
+        code_challenge: params.code_challenge.clone(),
+        resource: checked.resource.clone(),
+        scope: SCOPE.to_owned(),
+        expires_at: Utc::now() + Duration::minutes(CODE_MINUTES),
+    });
+    let metadata = EventMetadata {
+        actor: Some(session.actor()),
+        ..EventMetadata::default()
+    };
+    let command = AppendCommand::single(
+        code_stream(&code),
+        ExpectedVersion::NoStream,
+        vec![NewEvent::new(event, metadata, Utc::now())],
+    );
+    match state.ledger.store.append(command).await {
+        Ok(Ok(_)) => Ok(code),
+        Ok(Err(rejection)) => Err(down(rejection)),
+        Err(error) => Err(down(error)),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct TokenRequest {
+    #[serde(default)]
+    grant_type: String,
+    code: Option<String>,
+    redirect_uri: Option<String>,
+    client_id: Option<String>,
+    code_verifier: Option<String>,
+    refresh_token: Option<String>,
+    resource: Option<String>,
+}
+
+/// `POST /oauth/token`.
+pub async fn token(State(state): State<AppState>, Form(request): Form<TokenRequest>) -> Response {
+    if let Some(resource) = &request.resource
+        && resource.trim_end_matches('/') != self::resource(&state)
+    {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_target",
+            "tokens are issued only for this server's /mcp resource",
+        );
+    }
+    match request.grant_type.as_str() {
+        "authorization_code" => exchange_code(&state, &request).await,
+        "refresh_token" => refresh(&state, &request).await,
+        _ => oauth_error(
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+            "grant_type is authorization_code or refresh_token",
+        ),
+    }
+}
+
+fn invalid_grant(description: &str) -> Response {
+    oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", description)
+}
+
+/// Reads the single-use record on `stream`: its first event, and whether it was used.
+async fn read_once(
+    store: &Store,
+    stream: &StreamName,
+) -> Result<(Option<LedgerEvent>, bool), LedgerDown> {
+    let events = store
+        .read_stream(stream, 0, 2)
+        .await
+        .map_err(|error| LedgerDown(error.to_string()))?;
+    let used = events.len() > 1;
+    Ok((
+        events.into_iter().next().map(|recorded| recorded.event),
+        used,
+    ))
+}
+
+/// Spends the record on `stream`; false when another request spent it first.
+async fn spend(store: &Store, stream: StreamName) -> Result<bool, LedgerDown> {
+    let command = AppendCommand::single(
+        stream,
+        ExpectedVersion::Exact(0),
+        vec![NewEvent::new(
+            LedgerEvent::OAuthConsumed(OAuthConsumed {}),
+            EventMetadata::default(),
+            Utc::now(),
+        )],
+    );
+    match store.append(command).await {
+        Ok(Ok(_)) => Ok(true),
+        Ok(Err(AppendRejection::WrongVersion { .. })) => Ok(false),
+        Ok(Err(rejection)) => Err(LedgerDown(rejection.to_string())),
+        Err(error) => Err(LedgerDown(error.to_string())),
+    }
+}
+
+async fn exchange_code(state: &AppState, request: &TokenRequest) -> Response {
+    let (Some(code), Some(verifier)) = (&request.code, &request.code_verifier) else {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "code and code_verifier are required",
+        );
+    };
+    let store = &state.ledger.store;
+    let stream = code_stream(code);
+    let (issued, used) = match read_once(store, &stream).await {
+        Ok(found) => found,
+        Err(error) => return down(error),
+    };
+    let Some(LedgerEvent::OAuthCodeIssued(issued)) = issued else {
+        return invalid_grant("the code is unknown");
+    };
+    if used {
+        return invalid_grant("the code was already used");
+    }
+    if issued.expires_at <= Utc::now() {
+        return invalid_grant("the code has expired");
+    }
+    if request.client_id.as_deref() != Some(issued.client_id.as_str()) {
+        return invalid_grant("the code was issued to another client");
+    }
+    if request.redirect_uri.as_deref() != Some(issued.redirect_uri.as_str()) {
+        return invalid_grant("redirect_uri differs from the authorization request's");
+    }
+    let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(Sha256::digest(verifier.as_bytes()));
+    if challenge != issued.code_challenge {
+        return invalid_grant("the code_verifier does not match the code_challenge");
+    }
+    match spend(store, stream).await {
+        Ok(true) => {}
+        Ok(false) => return invalid_grant("the code was already used"),
+        Err(error) => return down(error),
+    }
+    issue_tokens(
+        state,
+        &issued.client_id,
+        issued.account_id,
+        issued.key_id,
+        &issued.resource,
+    )
+    .await
+}
+
+async fn refresh(state: &AppState, request: &TokenRequest) -> Response {
+    let Some(refresh_token) = &request.refresh_token else {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "refresh_token is required",
+        );
+    };
+    let store = &state.ledger.store;
+    let stream = token_stream(refresh_token);
+    let (issued, used) = match read_once(store, &stream).await {
+        Ok(found) => found,
+        Err(error) => return down(error),
+    };
+    let Some(LedgerEvent::OAuthTokenIssued(issued)) =
+        issued.filter(|_| refresh_token.starts_with(REFRESH_PREFIX))
+    else {
+        return invalid_grant("the refresh token is unknown");
+    };
+    if issued.kind != "refresh" || used {
+        return invalid_grant("the refresh token was already used (each works once)");
+    }
+    if issued.expires_at <= Utc::now() {
+        return invalid_grant("the refresh token has expired");
+    }
+    if request
+        .client_id
+        .as_deref()
+        .is_some_and(|client| client != issued.client_id)
+    {
+        return invalid_grant("the refresh token was issued to another client");
+    }
+    // A grant whose key was revoked refreshes no more.
+    let biller = &state.ledger.biller;
+    if biller
+        .authenticate_key_id(issued.account_id, issued.key_id)
+        .await
+        .is_err()
+    {
+        return invalid_grant("the grant was revoked");
+    }
+    match spend(store, stream).await {
+        Ok(true) => {}
+        Ok(false) => return invalid_grant("the refresh token was already used (each works once)"),
+        Err(error) => return down(error),
+    }
+    issue_tokens(
+        state,
+        &issued.client_id,
+        issued.account_id,
+        issued.key_id,
+        &issued.resource,
+    )
+    .await
+}
+
+async fn issue_tokens(
+    state: &AppState,
+    client_id: &str,
+    account_id: Uuid,
+    key_id: Uuid,
+    resource: &str,
+) -> Response {
+    let now = Utc::now();
+    let access = format!("{ACCESS_PREFIX}{}", new_secret());
+    let refresh = format!("{REFRESH_PREFIX}{}", new_secret());
+    let record = |kind: &str, expires_at| {
+        LedgerEvent::OAuthTokenIssued(OAuthTokenIssued {
+            kind: kind.to_owned(),
+            client_id: client_id.to_owned(),
+            account_id,
+            key_id,
+            resource: resource.to_owned(),
+            scope: SCOPE.to_owned(),
+            expires_at,
+        })
+    };
+    let new = |event| NewEvent::new(event, EventMetadata::default(), now);
+    let command = AppendCommand {
+        appends: vec![
+            manabi_ledger::store::StreamAppend {
+                stream: token_stream(&access),
+                expected: ExpectedVersion::NoStream,
+                events: vec![new(record(
+                    "access",
+                    now + Duration::minutes(ACCESS_MINUTES),
+                ))],
+            },
+            manabi_ledger::store::StreamAppend {
+                stream: token_stream(&refresh),
+                expected: ExpectedVersion::NoStream,
+                events: vec![new(record("refresh", now + Duration::days(REFRESH_DAYS)))],
+            },
+        ],
+    };
+    match state.ledger.store.append(command).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(rejection)) => return down(rejection),
+        Err(error) => return down(error),
+    }
+    let mut response = Json(json!({
+        "access_token": access,
+        "token_type": "Bearer",
+        "expires_in": ACCESS_MINUTES * 60,
+        "refresh_token": refresh,
+        "scope": SCOPE,
+    }))
+    .into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// Whether a bearer credential is an OAuth access token (rather than an API key).
+pub fn is_access_token(credential: &str) -> bool {
+    credential.starts_with(ACCESS_PREFIX)
+}
+
+/// The caller an access token acts as: its grant's key, if the token is live, for this
+/// resource, and the key not revoked.
+pub async fn access_caller(
+    state: &AppState,
+    token: &str,
+) -> Result<manabi_ledger::Caller, &'static str> {
+    let events = state
+        .ledger
+        .store
+        .read_stream(&token_stream(token), 0, 1)
+        .await
+        .map_err(|_| "the ledger is unavailable")?;
+    let Some(LedgerEvent::OAuthTokenIssued(issued)) = events.into_iter().next().map(|r| r.event)
+    else {
+        return Err("the access token is unknown");
+    };
+    if issued.kind != "access" {
+        return Err("a refresh token is not an access token");
+    }
+    if issued.expires_at <= Utc::now() {
+        return Err("the access token has expired");
+    }
+    if issued.resource != resource(state) {
+        return Err("the access token is for another resource");
+    }
+    state
+        .ledger
+        .biller
+        .authenticate_key_id(issued.account_id, issued.key_id)
+        .await
+        .map_err(|_| "the grant was revoked")
+}
