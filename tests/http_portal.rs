@@ -837,13 +837,6 @@ async fn an_mcp_client_authorized_with_oauth_calls_like_a_key_until_revoked() {
         .unwrap();
     let access = tokens["access_token"].as_str().unwrap().to_owned();
     let refresh = tokens["refresh_token"].as_str().unwrap().to_owned();
-    let again: serde_json::Value = exchange(verifier.clone(), code)
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(again["error"], "invalid_grant", "a code works once");
     // The token calls /mcp like a key: billed to the account.
     let answer: serde_json::Value = mcp_call(&portal, &access, "/mcp")
         .await
@@ -882,8 +875,11 @@ async fn an_mcp_client_authorized_with_oauth_calls_like_a_key_until_revoked() {
         .await
         .unwrap();
     assert!(rotated["access_token"].is_string(), "{rotated}");
-    let reused: serde_json::Value = refreshed(refresh).await.unwrap().json().await.unwrap();
-    assert_eq!(reused["error"], "invalid_grant");
+    let rotated_access = rotated["access_token"].as_str().unwrap().to_owned();
+    assert_eq!(
+        mcp_call(&portal, &rotated_access, "/mcp").await.status(),
+        200
+    );
     // Revoking the client's key in the portal stops its tokens on the next call.
     let html = portal.dashboard(&session).await;
     assert!(html.contains("OAuth: Test Agent"));
@@ -906,4 +902,14 @@ async fn an_mcp_client_authorized_with_oauth_calls_like_a_key_until_revoked() {
             .unwrap()
             .contains("oauth-protected-resource/mcp")
     );
+    // A rotated-out refresh token, or a code, presented again is refused.
+    let reused: serde_json::Value = refreshed(refresh).await.unwrap().json().await.unwrap();
+    assert_eq!(reused["error"], "invalid_grant");
+    let again: serde_json::Value = exchange(verifier.clone(), code)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(again["error"], "invalid_grant", "a code works once");
 }

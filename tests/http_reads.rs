@@ -262,13 +262,35 @@ async fn openapi_is_3_1_and_complete() {
         let operation = &doc["paths"][path]["get"];
         assert!(operation.is_object(), "{path}");
         for status in [
-            "200", "400", "401", "402", "404", "405", "429", "500", "503",
+            "200", "400", "401", "414", "429", "431", "500", "503", "504",
         ] {
             assert!(
                 operation["responses"][status].is_object(),
                 "{path} {status}"
             );
         }
+        // Only the statuses the operation can answer: a price, an id, a locale.
+        let priced = !matches!(
+            path,
+            "/api/v1" | "/api/v1/credit-packs" | "/api/v1/openapi.json"
+        );
+        assert_eq!(
+            operation["responses"]["402"].is_object(),
+            priced,
+            "{path} 402"
+        );
+        assert_eq!(
+            operation["responses"]["404"].is_object(),
+            path.contains("{id}"),
+            "{path} 404"
+        );
+        let localized = matches!(path, "/api/v1/learnables/{id}" | "/api/v1/lessons/{id}");
+        assert_eq!(
+            operation["responses"]["422"].is_object(),
+            localized,
+            "{path} 422"
+        );
+        assert!(operation["responses"]["405"].is_null(), "{path} 405");
     }
     let limit = doc["paths"]["/api/v1/learnables"]["get"]["parameters"]
         .as_array()

@@ -9,6 +9,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::{ContentBuilder, Ref, schema};
 use utoipa::{Modify, OpenApi};
 
+use crate::operations::{Access, OPERATIONS, OperationSpec, Price};
 use manabi_schemas::params::{Render, SearchType};
 use manabi_schemas::{ErrorEnvelope, Localization, RelationshipKind};
 
@@ -198,46 +199,94 @@ impl Modify for IdempotencyKeys {
     }
 }
 
-/// The failure answers of every operation, each with the error envelope.
-const ERROR_ANSWERS: [(&str, &str); 13] = [
-    (
+/// The failure statuses an operation can really answer, each with what it means there:
+/// every operation checks its parameters (400), a key that is sent (401), the burst
+/// limit (429) and the request's size and time (414, 431, 504), and may find the dataset
+/// or the ledger not ready (503); a priced call can also be refused for its price (402)
+/// or its daily cap (429); an entry read can find nothing (404); a localized read can
+/// find no generator for the locale (422).
+fn error_answers(spec: &OperationSpec) -> Vec<(&'static str, String)> {
+    let priced = spec.price != Price::Free;
+    let key_required = spec.access == Access::KeyRequired;
+    let locale = spec.query.contains(&"locale");
+    let mut answers = vec![(
         "400",
-        "A parameter is missing or invalid (INVALID_PARAMETER); nothing charged",
-    ),
-    (
-        "401",
-        "The key is missing, malformed, unknown (INVALID_API_KEY) or revoked (REVOKED_API_KEY); \
-         a locale not generated yet was asked for without a key (API_KEY_REQUIRED)",
-    ),
-    (
-        "402",
-        "The balance cannot cover the call (INSUFFICIENT_POINTS, with required, balance, top_up_url)",
-    ),
-    (
-        "404",
-        "No such entry (NOT_FOUND), or an entry outside the keyless sample (NOT_IN_SAMPLE)",
-    ),
-    ("405", "Only GET (and HEAD) are allowed"),
-    ("413", "The request body is too large"),
-    ("414", "The request URI or query string is too long"),
-    (
-        "422",
-        "No configured generator serves the locale for this entry (LOCALE_UNAVAILABLE); \
-         nothing charged",
-    ),
-    (
+        "A parameter is unknown, missing or invalid (INVALID_PARAMETER); nothing charged"
+            .to_owned(),
+    )];
+    let mut unauthorized = if key_required {
+        "No key, or a key that is malformed, unknown (INVALID_API_KEY), revoked or expired \
+         (REVOKED_API_KEY)"
+            .to_owned()
+    } else {
+        "A key was sent and is malformed, unknown (INVALID_API_KEY), revoked or expired \
+         (REVOKED_API_KEY); without a key the call is answered"
+            .to_owned()
+    };
+    if locale {
+        unauthorized.push_str(
+            "; a locale not generated yet was asked for without a key (API_KEY_REQUIRED)",
+        );
+    }
+    answers.push(("401", unauthorized));
+    if priced {
+        answers.push((
+            "402",
+            "The balance cannot cover the call (INSUFFICIENT_POINTS, with required, balance, \
+             top_up_url); nothing charged"
+                .to_owned(),
+        ));
+    }
+    if spec.takes_id() {
+        answers.push((
+            "404",
+            "No such entry (NOT_FOUND), or an entry outside the keyless sample (NOT_IN_SAMPLE)"
+                .to_owned(),
+        ));
+    }
+    answers.push((
+        "414",
+        "The request URI or query string is too long".to_owned(),
+    ));
+    if locale {
+        answers.push((
+            "422",
+            "No configured generator serves the locale for this entry (LOCALE_UNAVAILABLE); \
+             nothing charged"
+                .to_owned(),
+        ));
+    }
+    answers.push((
         "429",
-        "Burst limit (RATE_LIMITED) or daily cap (QUOTA_EXCEEDED); see Retry-After",
-    ),
-    ("431", "The request headers are too large"),
-    ("500", "Internal error; nothing charged"),
-    (
+        if priced {
+            "Burst limit (RATE_LIMITED) or the daily cap of the key or account \
+             (QUOTA_EXCEEDED); see Retry-After"
+        } else {
+            "Burst limit (RATE_LIMITED); see Retry-After"
+        }
+        .to_owned(),
+    ));
+    answers.push(("431", "The request headers are too large".to_owned()));
+    answers.push(("500", "Internal error; nothing charged".to_owned()));
+    answers.push((
         "503",
-        "The dataset is still loading, billing or the translator of a localized read is \
-         unavailable; retry shortly, nothing charged",
-    ),
-    ("504", "The request took too long; nothing charged"),
-];
+        if locale {
+            "The dataset is still loading, billing or the translator of a localized read is \
+             unavailable; retry shortly, nothing charged"
+        } else if priced {
+            "The dataset is still loading or billing is unavailable (or a charge's outcome is \
+             unknown: CHARGE_OUTCOME_UNKNOWN); retry shortly"
+        } else {
+            "The dataset is still loading or the ledger is unavailable; retry shortly"
+        }
+        .to_owned(),
+    ));
+    answers.push((
+        "504",
+        "The request took too long; nothing charged".to_owned(),
+    ));
+    answers
+}
 
 struct ErrorAnswers;
 
@@ -247,7 +296,11 @@ impl Modify for ErrorAnswers {
             let Some(operation) = item.get.as_mut() else {
                 continue;
             };
-            for (status, description) in ERROR_ANSWERS {
+            let id = operation.operation_id.clone().unwrap_or_default();
+            let Some(spec) = OPERATIONS.iter().copied().find(|spec| spec.id == id) else {
+                continue;
+            };
+            for (status, description) in error_answers(spec) {
                 let content = ContentBuilder::new()
                     .schema(Some(Ref::from_schema_name("ErrorEnvelope")))
                     .build();

@@ -45,6 +45,7 @@ pub async fn require_key(
              (keyless evaluation is offered on the REST API only)",
             state.settings.signup_url
         );
+        drained(&state, request).await;
         return challenge(
             &state,
             ApiError::with_message(ErrorCode::InvalidApiKey, message),
@@ -57,20 +58,38 @@ pub async fn require_key(
                 request.extensions_mut().insert(OAuthCaller(caller));
                 next.run(request).await
             }
-            Err(reason) => challenge(
-                &state,
-                ApiError::with_message(
-                    ErrorCode::InvalidApiKey,
-                    format!("{reason}; authorize again (OAuth) or use an API key"),
-                ),
-            ),
+            Err(reason) => {
+                drained(&state, request).await;
+                challenge(
+                    &state,
+                    ApiError::with_message(
+                        ErrorCode::InvalidApiKey,
+                        format!("{reason}; authorize again (OAuth) or use an API key"),
+                    ),
+                )
+            }
         };
     }
     match authenticate_key(&state, key, false).await {
         Ok(_) => next.run(request).await,
-        Err(error) if error.status() == StatusCode::UNAUTHORIZED => challenge(&state, error),
-        Err(error) => error.into_response(),
+        Err(error) => {
+            drained(&state, request).await;
+            if error.status() == StatusCode::UNAUTHORIZED {
+                challenge(&state, error)
+            } else {
+                error.into_response()
+            }
+        }
     }
+}
+
+/// Reads what is left of a refused request's body (up to the body limit), so the
+/// connection stays usable: a client that sent its body after its headers reuses the
+/// connection for its next request (the metadata lookup), which hyper would otherwise
+/// close with the body unread.
+async fn drained(state: &AppState, request: Request) {
+    let limit = state.settings.limits.body_bytes_max;
+    let _ = axum::body::to_bytes(request.into_body(), limit).await;
 }
 
 /// A 401 in the error envelope, with the challenge that tells an MCP client where to

@@ -131,7 +131,12 @@ fn redirect_uri_allowed(uri: &str) -> bool {
     let Some((scheme, rest)) = uri.split_once("://") else {
         return false;
     };
-    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    // No user information: `http://localhost:80@elsewhere/` is not a loopback address.
+    if authority.contains('@') {
+        return false;
+    }
+    let host = authority;
     // Without the port (`[::1]` keeps its brackets).
     let host = match host.rsplit_once(':') {
         Some((name, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => name,
@@ -155,6 +160,7 @@ mod tests {
             "http://127.0.0.1:9/cb",
             "http://localhost/cb",
             "http://[::1]:8080/cb",
+            "http://[::1]/cb",
         ] {
             assert!(redirect_uri_allowed(good), "{good}");
         }
@@ -164,6 +170,7 @@ mod tests {
             "javascript:alert(1)",
             "ftp://127.0.0.1/",
             "http://127.0.0.1.evil.example/cb",
+            "http://localhost:80@evil.example/cb",
         ] {
             assert!(!redirect_uri_allowed(bad), "{bad}");
         }
@@ -672,6 +679,8 @@ async fn exchange_code(state: &AppState, request: &TokenRequest) -> Response {
         return invalid_grant("the code is unknown");
     };
     if used {
+        // A code presented twice may have been stolen: its grant ends (RFC 9700 §4.2).
+        revoke_grant(state, issued.account_id, issued.key_id).await;
         return invalid_grant("the code was already used");
     }
     if issued.expires_at <= Utc::now() {
@@ -722,7 +731,13 @@ async fn refresh(state: &AppState, request: &TokenRequest) -> Response {
     else {
         return invalid_grant("the refresh token is unknown");
     };
-    if issued.kind != "refresh" || used {
+    if issued.kind != "refresh" {
+        return invalid_grant("the refresh token is unknown");
+    }
+    if used {
+        // A rotated-out refresh token presented again may have been stolen: the grant
+        // ends, so neither holder keeps access (RFC 9700 §4.14).
+        revoke_grant(state, issued.account_id, issued.key_id).await;
         return invalid_grant("the refresh token was already used (each works once)");
     }
     if issued.expires_at <= Utc::now() {
@@ -757,6 +772,14 @@ async fn refresh(state: &AppState, request: &TokenRequest) -> Response {
         &issued.resource,
     )
     .await
+}
+
+/// Ends a grant by revoking its key; every token of it stops on its next use.
+async fn revoke_grant(state: &AppState, account_id: Uuid, key_id: Uuid) {
+    let operator = Operator::new(&state.ledger.store).acting_as("oauth:reuse-detected");
+    if let Err(error) = operator.revoke_key(key_id).await {
+        tracing::warn!(%error, %account_id, "a reused OAuth grant could not be revoked");
+    }
 }
 
 async fn issue_tokens(
