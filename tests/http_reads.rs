@@ -321,7 +321,14 @@ async fn docs_page_is_self_contained_html() {
     let page = response.text().await.unwrap();
     assert!(page.contains("GET /api/v1/learnables/{id}/related"));
     assert!(!page.contains("<script"));
-    assert!(!page.contains("https://"));
+    assert!(!page.contains("https://"), "no asset from elsewhere");
+    // A guide to start from, and examples made from the served dataset.
+    assert!(page.contains("id=\"quickstart\""));
+    assert!(page.contains("mcpServers"));
+    assert!(page.contains(&format!("{}/api/v1/learnables?query=taberu", app.address)));
+    assert!(page.contains("vocab-taberu"), "an example answer from the dataset");
+    // Markdown is rendered, not shown as backticks.
+    assert!(!page.contains("`sample`") && page.contains("<code>"));
 }
 
 #[tokio::test]

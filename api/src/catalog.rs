@@ -208,6 +208,13 @@ impl Catalog {
         self.lessons.get(id)
     }
 
+    /// Every journey id, sorted.
+    pub fn journey_ids(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = self.journeys.keys().map(String::as_str).collect();
+        ids.sort_unstable();
+        ids
+    }
+
     pub fn journey(&self, id: &str) -> Option<&Document> {
         self.journeys.get(id)
     }

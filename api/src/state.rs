@@ -75,6 +75,8 @@ pub struct Shared {
     pub documents: Documents,
     started: Instant,
     ready_after: OnceLock<Duration>,
+    /// The docs page with examples from the dataset, made on first request once loaded.
+    docs_with_examples: OnceLock<Bytes>,
 }
 
 impl Deref for AppState {
@@ -117,6 +119,7 @@ impl AppState {
             metrics,
             started,
             ready_after: OnceLock::new(),
+            docs_with_examples: OnceLock::new(),
         }))
     }
 
@@ -147,6 +150,29 @@ impl AppState {
     /// Time from the start of the server to the dataset being servable.
     pub fn ready_after(&self) -> Option<Duration> {
         self.ready_after.get().copied()
+    }
+
+    /// The `/docs` page: with examples from the served dataset once it is loaded (made
+    /// once, by the server's own reads), the page without them before.
+    pub fn docs_html(&self) -> Bytes {
+        if !self.is_ready() {
+            return self.documents.docs_html.clone();
+        }
+        self.docs_with_examples
+            .get_or_init(|| {
+                let doc: serde_json::Value =
+                    serde_json::from_slice(&self.documents.openapi_json).unwrap_or_default();
+                let prices = self.settings.prices;
+                let guide = crate::docs_page::Guide {
+                    base_url: self.settings.base_url.clone(),
+                    read_jpy: prices.read_jpy,
+                    search_jpy: prices.search_jpy,
+                    generation_jpy: prices.localized_generation_jpy,
+                };
+                let examples = crate::docs_page::examples(self);
+                Bytes::from(crate::docs_page::render_with(&doc, &guide, &examples))
+            })
+            .clone()
     }
 
     pub fn discovery_json(&self, mode: Mode) -> Bytes {

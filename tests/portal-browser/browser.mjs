@@ -474,6 +474,15 @@ async function flow(browser) {
   ok(lastStatus === 200, "signing out lands on a 200 page", lastStatus);
   ok((await heading(page)) === "Sign in", "after signing out the sign-in form shows", await heading(page));
   await shot(page, "signed-out");
+
+  // The documentation a developer starts from: the guide and examples from the dataset.
+  const docs = await page.goto(`${base}/docs`);
+  ok(docs.status() === 200, "/docs answers 200", docs.status());
+  ok((await page.locator("h2#quickstart").count()) === 1, "/docs has a quickstart");
+  ok((await page.locator("details summary", { hasText: "Example" }).count()) >= 6, "/docs shows examples from the dataset");
+  ok(!/`[a-z_]+`/.test(await page.locator("main, body").first().textContent()), "/docs renders Markdown (no raw backticks)");
+  await shot(page, "docs");
+  await narrow(page, "docs");
   await page.goto(link);
   ok(lastStatus === 410, "the used link answers 410", lastStatus);
   ok(/already used/.test(await page.locator("main").textContent()), 'the used link\'s page says "already used"');

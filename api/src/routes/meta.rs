@@ -67,7 +67,7 @@ pub async fn get_openapi(State(state): State<AppState>) -> Response {
 pub async fn get_docs(State(state): State<AppState>) -> Response {
     (
         [(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        state.documents.docs_html.clone(),
+        state.docs_html(),
     )
         .into_response()
 }
