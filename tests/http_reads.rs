@@ -326,7 +326,10 @@ async fn docs_page_is_self_contained_html() {
     assert!(page.contains("id=\"quickstart\""));
     assert!(page.contains("mcpServers"));
     assert!(page.contains(&format!("{}/api/v1/learnables?query=taberu", app.address)));
-    assert!(page.contains("vocab-taberu"), "an example answer from the dataset");
+    assert!(
+        page.contains("vocab-taberu"),
+        "an example answer from the dataset"
+    );
     // Markdown is rendered, not shown as backticks.
     assert!(!page.contains("`sample`") && page.contains("<code>"));
 }

@@ -198,11 +198,13 @@ pub fn render_with(
         openapi = escape(text(&doc, "openapi")),
     );
     let paths = doc.get("paths").and_then(Value::as_object);
-    out.push_str("<nav aria-label=\"Contents\"><h2>Contents</h2><ul>\
+    out.push_str(
+        "<nav aria-label=\"Contents\"><h2>Contents</h2><ul>\
         <li><a href=\"#quickstart\">Quickstart</a></li>\
         <li><a href=\"#mcp-connecting-an-agent\">MCP: connecting an agent</a></li>\
         <li><a href=\"#paying-per-call-with-x402\">Paying per call with x402</a></li>\
-        <li><a href=\"#reading-in-your-language\">Reading in your language</a></li>");
+        <li><a href=\"#reading-in-your-language\">Reading in your language</a></li>",
+    );
     for item in paths.iter().flat_map(|paths| paths.iter()) {
         if let Some(operation) = item.1.get("get") {
             let _ = write!(
@@ -287,50 +289,109 @@ fn with_heading_ids(html: &str) -> String {
 pub fn examples(state: &crate::state::AppState) -> HashMap<&'static str, Example> {
     use crate::extract::QueryParams;
     use crate::operations as ops;
-    use crate::params::{JourneyParams, LearnableParams, LessonParams, RelatedParams, SearchParams, WithId};
+    use crate::params::{
+        JourneyParams, LearnableParams, LessonParams, RelatedParams, SearchParams, WithId,
+    };
     let caller = crate::billing::Caller::Keyless {
         client: std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
     };
     let mut out = HashMap::new();
-    let mut add = |id: &'static str, request: String, answer: Result<crate::answer::Answer, crate::error::ApiError>| -> Option<Value> {
+    let mut add = |id: &'static str,
+                   request: String,
+                   answer: Result<crate::answer::Answer, crate::error::ApiError>|
+     -> Option<Value> {
         let answer = answer.ok()?;
         let json: Value = serde_json::from_slice(&answer.into_body()).ok()?;
-        out.insert(id, Example { request, answer: pretty_cut(&json) });
+        out.insert(
+            id,
+            Example {
+                request,
+                answer: pretty_cut(&json),
+            },
+        );
         Some(json)
     };
     let query = |text: &str| QueryParams::decode(text).unwrap_or_default();
-    add(ops::GET_DISCOVERY.id, "/api/v1".to_owned(), crate::reads::discovery(state, &caller));
-    add(ops::LIST_CREDIT_PACKS.id, "/api/v1/credit-packs".to_owned(), crate::reads::credit_packs(state, &caller));
+    add(
+        ops::GET_DISCOVERY.id,
+        "/api/v1".to_owned(),
+        crate::reads::discovery(state, &caller),
+    );
+    add(
+        ops::LIST_CREDIT_PACKS.id,
+        "/api/v1/credit-packs".to_owned(),
+        crate::reads::credit_packs(state, &caller),
+    );
     let search = SearchParams::parse(&query("query=taberu&limit=2"))
         .and_then(|params| crate::reads::search(state, &params, &caller));
-    let found = add(ops::SEARCH_LEARNABLES.id, "/api/v1/learnables?query=taberu&limit=2".to_owned(), search);
-    if let Some(id) = found.as_ref().and_then(|json| json["data"]["results"][0]["id"].as_str()) {
+    let found = add(
+        ops::SEARCH_LEARNABLES.id,
+        "/api/v1/learnables?query=taberu&limit=2".to_owned(),
+        search,
+    );
+    if let Some(id) = found
+        .as_ref()
+        .and_then(|json| json["data"]["results"][0]["id"].as_str())
+    {
         let none = query("");
         let learnable = LearnableParams::parse(&WithId { id, query: &none })
             .and_then(|params| crate::reads::learnable(state, &params, &caller));
-        add(ops::GET_LEARNABLE.id, format!("/api/v1/learnables/{id}"), learnable);
+        add(
+            ops::GET_LEARNABLE.id,
+            format!("/api/v1/learnables/{id}"),
+            learnable,
+        );
         let two = query("limit=2");
         let related = RelatedParams::parse(&WithId { id, query: &two })
             .and_then(|params| crate::reads::related(state, &params, &caller));
-        add(ops::GET_RELATED_LEARNABLES.id, format!("/api/v1/learnables/{id}/related?limit=2"), related);
+        add(
+            ops::GET_RELATED_LEARNABLES.id,
+            format!("/api/v1/learnables/{id}/related?limit=2"),
+            related,
+        );
     }
-    let worlds = add(ops::LIST_WORLDS.id, "/api/v1/worlds".to_owned(), crate::reads::worlds(state, &caller));
+    add(
+        ops::LIST_WORLDS.id,
+        "/api/v1/worlds".to_owned(),
+        crate::reads::worlds(state, &caller),
+    );
     let none = query("");
-    let _ = worlds;
     let journeys: Vec<String> = state
         .catalog()
-        .map(|catalog| catalog.journey_ids().into_iter().map(str::to_owned).collect())
+        .map(|catalog| {
+            catalog
+                .journey_ids()
+                .into_iter()
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default();
     for journey in journeys {
-        let read = JourneyParams::parse(&WithId { id: &journey, query: &none })
-            .and_then(|params| crate::reads::journey(state, &params, &caller));
-        let Some(json) = add(ops::GET_JOURNEY.id, format!("/api/v1/journeys/{journey}"), read) else {
+        let read = JourneyParams::parse(&WithId {
+            id: &journey,
+            query: &none,
+        })
+        .and_then(|params| crate::reads::journey(state, &params, &caller));
+        let Some(json) = add(
+            ops::GET_JOURNEY.id,
+            format!("/api/v1/journeys/{journey}"),
+            read,
+        ) else {
             continue;
         };
         for lesson in ids_with_prefix(&json, "lesson-") {
-            let read = LessonParams::parse(&WithId { id: &lesson, query: &none })
-                .and_then(|params| crate::reads::lesson(state, &params, &caller));
-            if add(ops::GET_LESSON.id, format!("/api/v1/lessons/{lesson}"), read).is_some() {
+            let read = LessonParams::parse(&WithId {
+                id: &lesson,
+                query: &none,
+            })
+            .and_then(|params| crate::reads::lesson(state, &params, &caller));
+            if add(
+                ops::GET_LESSON.id,
+                format!("/api/v1/lessons/{lesson}"),
+                read,
+            )
+            .is_some()
+            {
                 break;
             }
         }
@@ -365,7 +426,11 @@ fn pretty_cut(json: &Value) -> String {
     if lines.len() <= LINES_MAX {
         return text;
     }
-    format!("{}\n  … ({} more lines)", lines[..LINES_MAX].join("\n"), lines.len() - LINES_MAX)
+    format!(
+        "{}\n  … ({} more lines)",
+        lines[..LINES_MAX].join("\n"),
+        lines.len() - LINES_MAX
+    )
 }
 
 #[cfg(test)]
