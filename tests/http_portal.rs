@@ -644,6 +644,17 @@ async fn invoice_lines_and_statements_are_the_signed_in_accounts() {
         "{csv}"
     );
     assert!(csv.lines().any(|line| line.starts_with("credit,")), "{csv}");
+    // The charts: per key, and the balance at the end of today.
+    let html = portal.dashboard(&session).await;
+    assert!(
+        html.contains("Calls per day with the key “calls”"),
+        "a chart per key"
+    );
+    let today = Utc::now().format("%Y-%m-%d").to_string();
+    assert!(
+        html.contains(&format!("{today}: 45 points")),
+        "the balance chart ends at 45"
+    );
     // Without a session: back to the sign-in page.
     let anonymous = portal
         .http
@@ -912,4 +923,46 @@ async fn an_mcp_client_authorized_with_oauth_calls_like_a_key_until_revoked() {
         .await
         .unwrap();
     assert_eq!(again["error"], "invalid_grant", "a code works once");
+}
+
+#[tokio::test]
+async fn signing_out_everywhere_ends_every_session() {
+    let portal = Portal::start().await;
+    let laptop = portal.sign_in("everywhere@example.com").await;
+    let phone = portal.sign_in("everywhere@example.com").await;
+    let html = portal.dashboard(&phone).await;
+    assert!(html.contains("Sign out everywhere"));
+    let csrf = csrf_field(&html);
+    let ended = portal
+        .post(
+            &phone,
+            "/developers/sign-out-everywhere",
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(ended.status(), 303);
+    for session in [&laptop, &phone] {
+        let page = portal
+            .http
+            .get(portal.url("/developers"))
+            .header(COOKIE, format!("manabi_session={session}"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            page.contains("Email me a sign-in link"),
+            "every session ended"
+        );
+    }
+    // Signing in again works.
+    let again = portal.sign_in("everywhere@example.com").await;
+    assert!(
+        portal
+            .dashboard(&again)
+            .await
+            .contains("Hello, everywhere@example.com")
+    );
 }

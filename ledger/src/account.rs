@@ -274,7 +274,8 @@ impl Account {
             | LedgerEvent::OAuthClientRegistered(_)
             | LedgerEvent::OAuthCodeIssued(_)
             | LedgerEvent::OAuthTokenIssued(_)
-            | LedgerEvent::OAuthConsumed(_) => {}
+            | LedgerEvent::OAuthConsumed(_)
+            | LedgerEvent::PortalSessionsEnded(_) => {}
         }
     }
 

@@ -97,7 +97,8 @@ pub fn statements(events: &[RecordedEvent]) -> Vec<Statement> {
             | LedgerEvent::OAuthClientRegistered(_)
             | LedgerEvent::OAuthCodeIssued(_)
             | LedgerEvent::OAuthTokenIssued(_)
-            | LedgerEvent::OAuthConsumed(_) => {}
+            | LedgerEvent::OAuthConsumed(_)
+            | LedgerEvent::PortalSessionsEnded(_) => {}
         }
     }
     run.flush_into(&mut out);

@@ -408,3 +408,47 @@ pub async fn keys_of(store: &Store, account_id: Uuid) -> Result<Vec<KeyInfo>, Pr
         &account_id.to_string()
     )?)
 }
+
+/// Points credited (or taken back) per day from `from` on, as `points` (`calls` counts
+/// the credits).
+pub async fn daily_credits(
+    store: &Store,
+    account_id: Uuid,
+    from: &str,
+) -> Result<Vec<DayUsage>, ProjectorError> {
+    Ok(fetch_all!(
+        store,
+        DayUsage,
+        "SELECT substr(credited_at, 1, 10) AS day, count(*) AS calls, \
+         CAST(sum(points) AS BIGINT) AS points \
+         FROM rm_credits WHERE account_id = $1 AND substr(credited_at, 1, 10) >= $2 \
+         GROUP BY substr(credited_at, 1, 10) ORDER BY day",
+        &account_id.to_string(),
+        from
+    )?)
+}
+
+/// Calls and points per key and day from `from` on: each key with its days, oldest first.
+pub async fn daily_key_usage(
+    store: &Store,
+    account_id: Uuid,
+    from: &str,
+) -> Result<Vec<(String, Vec<DayUsage>)>, ProjectorError> {
+    let rows = fetch_all!(
+        store,
+        (String, String, i64, i64),
+        "SELECT key_id, day, calls, points FROM rm_usage_key WHERE account_id = $1 \
+         AND day >= $2 ORDER BY key_id, day",
+        &account_id.to_string(),
+        from
+    )?;
+    let mut keys: Vec<(String, Vec<DayUsage>)> = Vec::new();
+    for (key_id, day, calls, points) in rows {
+        let usage = DayUsage { day, calls, points };
+        match keys.last_mut() {
+            Some((last, days)) if *last == key_id => days.push(usage),
+            _ => keys.push((key_id, vec![usage])),
+        }
+    }
+    Ok(keys)
+}

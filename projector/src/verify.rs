@@ -331,7 +331,8 @@ impl Models {
             | LedgerEvent::OAuthClientRegistered(_)
             | LedgerEvent::OAuthCodeIssued(_)
             | LedgerEvent::OAuthTokenIssued(_)
-            | LedgerEvent::OAuthConsumed(_) => {}
+            | LedgerEvent::OAuthConsumed(_)
+            | LedgerEvent::PortalSessionsEnded(_) => {}
         }
     }
 

@@ -279,6 +279,13 @@ pub struct OAuthTokenIssued {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OAuthConsumed {}
 
+/// "Sign out everywhere": every portal session of the address opened before `at` ends,
+/// on the address's stream `portal-email-{sha256 of the lowercase address}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortalSessionsEnded {
+    pub at: DateTime<Utc>,
+}
+
 /// The session was signed out; its cookie no longer works.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PortalSessionClosed {}
@@ -308,6 +315,7 @@ pub enum LedgerEvent {
     OAuthCodeIssued(OAuthCodeIssued),
     OAuthTokenIssued(OAuthTokenIssued),
     OAuthConsumed(OAuthConsumed),
+    PortalSessionsEnded(PortalSessionsEnded),
 }
 
 /// A stored event could not be read back as a [`LedgerEvent`].
@@ -351,6 +359,7 @@ impl LedgerEvent {
             LedgerEvent::OAuthCodeIssued(_) => "OAuthCodeIssued",
             LedgerEvent::OAuthTokenIssued(_) => "OAuthTokenIssued",
             LedgerEvent::OAuthConsumed(_) => "OAuthConsumed",
+            LedgerEvent::PortalSessionsEnded(_) => "PortalSessionsEnded",
         }
     }
 
@@ -385,6 +394,7 @@ impl LedgerEvent {
             LedgerEvent::OAuthCodeIssued(p) => serde_json::to_value(p),
             LedgerEvent::OAuthTokenIssued(p) => serde_json::to_value(p),
             LedgerEvent::OAuthConsumed(p) => serde_json::to_value(p),
+            LedgerEvent::PortalSessionsEnded(p) => serde_json::to_value(p),
         };
         value.unwrap_or(serde_json::Value::Null)
     }
@@ -449,6 +459,9 @@ impl LedgerEvent {
                 parse(event_type, payload).map(LedgerEvent::OAuthTokenIssued)
             }
             ("OAuthConsumed", 1) => parse(event_type, payload).map(LedgerEvent::OAuthConsumed),
+            ("PortalSessionsEnded", 1) => {
+                parse(event_type, payload).map(LedgerEvent::PortalSessionsEnded)
+            }
             _ => Err(EventDecodeError::UnknownType {
                 event_type: event_type.to_owned(),
                 schema_version,

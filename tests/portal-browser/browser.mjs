@@ -403,8 +403,8 @@ async function flow(browser) {
   ok((await balance(page)) === "0 points", "a new account has 0 points", await balance(page));
   const main = await page.locator("main").textContent();
   ok((await page.getByRole("button", { name: "Buy starter" }).count()) === 1 && (await page.locator("h2#credits").count()) === 1, "the buy-points table is there, with a Buy button per pack");
-  ok((await page.locator("#usage-table").count()) === 1 && (await page.locator("svg[role=img]").count()) === 1, "the usage chart and table are there");
-  ok((await page.getByRole("button", { name: "Sign out" }).count()) === 1, 'a "Sign out" button is there');
+  ok((await page.locator("#usage-table").count()) === 1 && (await page.locator("svg[role=img]").count()) >= 3, "the usage charts (calls, points, balance) and table are there");
+  ok((await page.getByRole("button", { name: "Sign out", exact: true }).count()) === 1, 'a "Sign out" button is there');
   await contrastAA(page, "dashboard");
   await shot(page, "dashboard-new");
 
@@ -447,8 +447,10 @@ async function flow(browser) {
   ok(moved, `the usage table shows today's row (${today})`, (await page.locator("#usage-table").textContent()).replace(/\s+/g, " "));
   const cells = await page.locator("#usage-table tbody tr", { hasText: today }).locator("td").allTextContents();
   ok(cells[1]?.trim() === "1" && cells[2]?.trim() === "5", "today's row counts 1 call and 5 points", row);
-  const bars = await page.locator("svg[role=img] rect").evaluateAll((rects) => rects.filter((r) => Number(r.getAttribute("height")) > 0).length);
-  ok(bars === 1, "the chart draws one bar", bars);
+  const bars = await page.locator("svg[aria-labelledby=calls-title] rect").evaluateAll((rects) => rects.filter((r) => Number(r.getAttribute("height")) > 0).length);
+  ok(bars === 1, "the calls chart draws one bar", bars);
+  const keyChart = await page.locator("svg[role=img] title", { hasText: "browser-suite" }).count();
+  ok(keyChart === 1, "a calls chart for the key", keyChart);
   const keyRow = page.locator("tbody tr", { hasText: "browser-suite" });
   ok((await keyRow.count()) === 1, 'the keys table lists "browser-suite"');
   const keyCells = async () => (await keyRow.locator("td").allTextContents()).map((cell) => cell.trim());
@@ -470,7 +472,7 @@ async function flow(browser) {
   ok(refused.status === 401, "the revoked key is refused (401)", `${refused.status} ${refused.text.slice(0, 300)}`);
 
   // Signing out; the used link stays used.
-  await submit(page, page.getByRole("button", { name: "Sign out" }));
+  await submit(page, page.getByRole("button", { name: "Sign out", exact: true }));
   ok(lastStatus === 200, "signing out lands on a 200 page", lastStatus);
   ok((await heading(page)) === "Sign in", "after signing out the sign-in form shows", await heading(page));
   await shot(page, "signed-out");
@@ -508,7 +510,7 @@ async function withoutJavaScript(browser) {
   ok(!(await page.locator("#copy").isVisible()), "no JS: the copy button stays hidden");
   await shot(page, "nojs-key-created");
   await page.goto(`${base}/developers`);
-  await submit(page, page.getByRole("button", { name: "Sign out" }));
+  await submit(page, page.getByRole("button", { name: "Sign out", exact: true }));
   ok((await heading(page)) === "Sign in", "no JS: signing out works");
   await context.close();
 }

@@ -99,6 +99,7 @@ pub fn routes() -> Router<AppState> {
         .route("/developers/sign-in/{token}", get(confirm_page))
         .route("/developers/sign-in/confirm", post(confirm))
         .route("/developers/sign-out", post(sign_out))
+        .route("/developers/sign-out-everywhere", post(sign_out_everywhere))
         .route("/developers/keys", post(create_key))
         .route("/developers/keys/{key_id}/revoke", post(revoke_key))
         .route("/developers/credits/checkout", post(checkout))
@@ -170,7 +171,7 @@ struct DashboardPage {
     packs: Vec<crate::settings::PackConfig>,
     keys: Vec<KeyRow>,
     usage: Vec<manabi_projector::queries::DayUsage>,
-    chart: Chart,
+    charts: Vec<Chart>,
     months: Vec<String>,
 }
 
@@ -185,11 +186,15 @@ struct KeyRow {
     live: bool,
 }
 
-/// The usage bar chart, laid out here so the template only places rectangles.
+/// One bar chart of the last 30 days, laid out here so the template only places
+/// rectangles.
 struct Chart {
+    id: &'static str,
+    title: String,
+    colour: &'static str,
     width: u32,
     height: u32,
-    max_calls: i64,
+    max: i64,
     first_day: String,
     last_day: String,
     bars: Vec<Bar>,
@@ -200,9 +205,7 @@ struct Bar {
     y: u32,
     width: u32,
     height: u32,
-    day: String,
-    calls: i64,
-    points: i64,
+    label: String,
 }
 
 /// A page with the portal's headers: never cached, never framed.
@@ -571,6 +574,44 @@ async fn sign_out(
     response
 }
 
+/// Ends every session of the address and revokes every OAuth client's key: each is
+/// refused on its next request.
+async fn sign_out_everywhere(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(form): Form<CsrfForm>,
+) -> Response {
+    let session = match form_session(&state, &headers, &form.csrf).await {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    let store = &state.ledger.store;
+    if let Err(error) = session::end_all(store, &session).await {
+        return unavailable(error);
+    }
+    let account = match load_account(store, session.account_id).await {
+        Ok(account) => account,
+        Err(error) => return unavailable(session::LedgerDown(error.to_string())),
+    };
+    let operator = Operator::new(store).acting_as(session.actor());
+    for (key_id, key) in &account.keys {
+        let oauth = key
+            .name
+            .as_deref()
+            .is_some_and(|name| name.starts_with("OAuth: "));
+        if oauth
+            && !key.revoked
+            && let Err(error) = operator.revoke_key(*key_id).await
+        {
+            tracing::error!(%error, "signing out everywhere could not revoke a key");
+            return unavailable(session::LedgerDown(error.to_string()));
+        }
+    }
+    let mut response = Redirect::to("/developers").into_response();
+    set_cookie(&mut response, SESSION_COOKIE, "", 0);
+    response
+}
+
 #[derive(Deserialize)]
 struct KeyForm {
     csrf: String,
@@ -905,6 +946,25 @@ async fn dashboard(state: &AppState, session: &Session, notice: Option<String>) 
     let issued = manabi_projector::queries::keys_of(store, account.id)
         .await
         .unwrap_or_default();
+    let from_text = from.format("%Y-%m-%d").to_string();
+    let credits = manabi_projector::queries::daily_credits(store, account.id, &from_text)
+        .await
+        .unwrap_or_default();
+    let key_usage: Vec<(String, Vec<manabi_projector::queries::DayUsage>)> =
+        manabi_projector::queries::daily_key_usage(store, account.id, &from_text)
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(key_id, rows)| {
+                let name = key_id
+                    .parse::<Uuid>()
+                    .ok()
+                    .and_then(|id| account.keys.get(&id))
+                    .and_then(|key| key.name.clone())
+                    .unwrap_or_else(|| "(unnamed)".to_owned());
+                (name, rows)
+            })
+            .collect();
     let counted_today = account.usage.day == Some(today);
     let keys = account
         .keys
@@ -970,52 +1030,135 @@ async fn dashboard(state: &AppState, session: &Session, notice: Option<String>) 
             purchases_enabled: state.settings.portal.stripe.is_some(),
             packs: state.settings.credit_packs.clone(),
             keys,
-            chart: chart(&usage, from),
+            charts: charts(from, account.balance, &usage, &credits, &key_usage),
             usage,
             months: recent_months(3),
         },
     )
 }
 
-/// 30 bars, one per day from `from`, scaled to the busiest day.
-fn chart(usage: &[manabi_projector::queries::DayUsage], from: chrono::NaiveDate) -> Chart {
+/// 30 bars, one per day from `from`, scaled to the largest value; `value` gives a day's
+/// value (by `YYYY-MM-DD`), `unit` names it in the bars' titles.
+fn chart(
+    id: &'static str,
+    title: String,
+    colour: &'static str,
+    from: chrono::NaiveDate,
+    value: impl Fn(&str) -> i64,
+    unit: &str,
+) -> Chart {
     const BAR: u32 = 18;
     const GAP: u32 = 4;
     const PLOT: u32 = 120;
-    let max_calls = usage.iter().map(|day| day.calls).max().unwrap_or(0);
-    let bars = (0..30u32)
+    let days: Vec<String> = (0..30)
         .map(|n| {
-            let day = (from + chrono::Duration::days(i64::from(n)))
+            (from + chrono::Duration::days(n))
                 .format("%Y-%m-%d")
-                .to_string();
-            let found = usage.iter().find(|row| row.day == day);
-            let (calls, points) = found.map_or((0, 0), |row| (row.calls, row.points));
-            let height = if max_calls == 0 {
+                .to_string()
+        })
+        .collect();
+    let values: Vec<i64> = days.iter().map(|day| value(day).max(0)).collect();
+    let max = values.iter().copied().max().unwrap_or(0);
+    let bars = days
+        .into_iter()
+        .zip(values)
+        .zip(0u32..)
+        .map(|((day, value), n)| {
+            let height = if max == 0 {
                 0
             } else {
-                u32::try_from(calls * i64::from(PLOT) / max_calls)
+                u32::try_from(value * i64::from(PLOT) / max)
                     .unwrap_or(PLOT)
-                    .max(u32::from(calls > 0))
+                    .max(u32::from(value > 0))
             };
             Bar {
                 x: n * (BAR + GAP),
                 y: PLOT - height,
                 width: BAR,
                 height,
-                day,
-                calls,
-                points,
+                label: format!("{day}: {value} {unit}"),
             }
         })
         .collect();
     Chart {
+        id,
+        title,
+        colour,
         width: 30 * (BAR + GAP),
         height: PLOT + 16,
-        max_calls,
+        max,
         first_day: from.format("%m-%d").to_string(),
         last_day: (from + chrono::Duration::days(29))
             .format("%m-%d")
             .to_string(),
         bars,
     }
+}
+
+/// The usage charts: calls and points per day, the balance at the end of each day
+/// (walked back from today's balance through the credits and charges of each day), and
+/// calls per day of each key that made any.
+fn charts(
+    from: chrono::NaiveDate,
+    balance: i64,
+    usage: &[manabi_projector::queries::DayUsage],
+    credits: &[manabi_projector::queries::DayUsage],
+    keys: &[(String, Vec<manabi_projector::queries::DayUsage>)],
+) -> Vec<Chart> {
+    let on = |rows: &[manabi_projector::queries::DayUsage], day: &str, points: bool| {
+        rows.iter()
+            .find(|row| row.day == day)
+            .map_or(0, |row| if points { row.points } else { row.calls })
+    };
+    let mut charts = vec![
+        chart(
+            "calls",
+            "Calls per day".to_owned(),
+            "#0b57d0",
+            from,
+            |day| on(usage, day, false),
+            "calls",
+        ),
+        chart(
+            "points",
+            "Points spent per day".to_owned(),
+            "#7a3cc2",
+            from,
+            |day| on(usage, day, true),
+            "points",
+        ),
+    ];
+    // The balance at the end of `day`: today's, minus what came in after it, plus what
+    // was spent after it.
+    let end_of = |day: &str| {
+        let after = |rows: &[manabi_projector::queries::DayUsage]| -> i64 {
+            rows.iter()
+                .filter(|row| row.day.as_str() > day)
+                .map(|row| row.points)
+                .sum()
+        };
+        balance - after(credits) + after(usage)
+    };
+    charts.push(chart(
+        "balance",
+        "Balance at the end of each day".to_owned(),
+        "#1e7b34",
+        from,
+        end_of,
+        "points",
+    ));
+    for (n, (name, rows)) in keys.iter().enumerate().take(10) {
+        let id = [
+            "key0", "key1", "key2", "key3", "key4", "key5", "key6", "key7", "key8", "key9",
+        ][n];
+        charts.push(chart(
+            id,
+            format!("Calls per day with the key “{name}”"),
+            "#0b57d0",
+            from,
+            |day| on(rows, day, false),
+            "calls",
+        ));
+    }
+    charts
 }

@@ -207,11 +207,25 @@ pub async fn session_of(store: &Store, secret: &str) -> Result<Option<Session>, 
         .read_stream(&session_stream(secret), 0, 2)
         .await
         .map_err(down)?;
-    let Some(LedgerEvent::PortalSessionOpened(opened)) = events.first().map(|e| e.event.clone())
-    else {
+    let Some(first) = events.first() else {
+        return Ok(None);
+    };
+    let LedgerEvent::PortalSessionOpened(opened) = first.event.clone() else {
         return Ok(None);
     };
     if events.len() > 1 || opened.expires_at <= Utc::now() {
+        return Ok(None);
+    }
+    // Ended by "sign out everywhere" since it was opened?
+    let ended = store
+        .read_stream(&email_stream(&opened.email), 1, 1_000)
+        .await
+        .map_err(down)?;
+    let ended_after_opening = ended.iter().any(|recorded| match &recorded.event {
+        LedgerEvent::PortalSessionsEnded(end) => end.at >= first.recorded_at,
+        _ => false,
+    });
+    if ended_after_opening {
         return Ok(None);
     }
     Ok(Some(Session {
@@ -235,6 +249,20 @@ pub async fn close(store: &Store, session: &Session) -> Result<(), LedgerDown> {
     );
     // Closed already (another tab) is as good.
     store.append(command).await.map_err(down)?.ok();
+    Ok(())
+}
+
+/// "Sign out everywhere": ends every session of the session's address, this one too.
+pub async fn end_all(store: &Store, session: &Session) -> Result<(), LedgerDown> {
+    let ended = LedgerEvent::PortalSessionsEnded(manabi_schemas::events::PortalSessionsEnded {
+        at: Utc::now(),
+    });
+    let command = AppendCommand::single(
+        email_stream(&session.email),
+        ExpectedVersion::Any,
+        vec![event(ended, Some(session.actor()), Utc::now())],
+    );
+    store.append(command).await.map_err(down)?.map_err(down)?;
     Ok(())
 }
 
