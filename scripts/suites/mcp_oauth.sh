@@ -50,24 +50,12 @@ logs() {
     tail -n 20 "$work/sink.log" >&2 || true
 }
 
-"$venv/bin/python" tests/python/smtp_sink.py --port-file "$work/sink.port" --maildir "$work/mail" \
-    >"$work/sink.log" 2>&1 &
-sink_pid=$!
-for _ in $(seq 1 200); do
-    [ -s "$work/sink.port" ] && break
-    sleep 0.05
-done
-if [ ! -s "$work/sink.port" ]; then
-    echo "mcp_oauth: the mail sink did not start" >&2
-    cat "$work/sink.log" >&2
-    exit 1
-fi
-sink_port=$(cat "$work/sink.port")
+start_mail_sink mcp_oauth
 
 # The mailed link and the OAuth metadata name the server's address, so its port is chosen
 # before it starts (MANABI_BASE_URL); a port taken in between shows as a server that never
 # got ready.
-port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+port=$(free_port)
 database_url="sqlite://$work/var/ledger.sqlite"
 mkdir -p "$work/var"
 

@@ -72,23 +72,11 @@ logs() {
     tail -n 20 "$work/sink.log" >&2 || true
 }
 
-"$venv/bin/python" tests/python/smtp_sink.py --port-file "$work/sink.port" --maildir "$work/mail" \
-    >"$work/sink.log" 2>&1 &
-sink_pid=$!
-for _ in $(seq 1 200); do
-    [ -s "$work/sink.port" ] && break
-    sleep 0.05
-done
-if [ ! -s "$work/sink.port" ]; then
-    echo "portal_browser: the mail sink did not start" >&2
-    cat "$work/sink.log" >&2
-    exit 1
-fi
-sink_port=$(cat "$work/sink.port")
+start_mail_sink portal_browser
 
 # The mailed link must point at the server, so the server's port is chosen before it
 # starts (MANABI_BASE_URL); a port taken in between shows as a server that never got ready.
-port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+port=$(free_port)
 database_url="sqlite://$work/var/ledger.sqlite"
 mkdir -p "$work/var"
 
@@ -98,17 +86,7 @@ stripe_binary=target/debug/stripe-standin
 [ -x "$stripe_binary" ] || cargo build --quiet -p manabi-tests --bin stripe-standin
 "$stripe_binary" --webhook "http://127.0.0.1:$port/stripe/webhook" >"$work/stripe.stdout" 2>"$work/stripe.stderr" &
 stripe_pid=$!
-stripe_url=
-for _ in $(seq 1 200); do
-    stripe_url=$(sed -n 's/^listening on //p' "$work/stripe.stdout")
-    [ -n "$stripe_url" ] && break
-    sleep 0.05
-done
-if [ -z "$stripe_url" ]; then
-    echo "portal_browser: the Stripe stand-in did not start" >&2
-    cat "$work/stripe.stderr" >&2
-    exit 1
-fi
+stripe_url=$(wait_for_listening "$work/stripe.stdout" "$work/stripe.stderr" "portal_browser: the Stripe stand-in")
 
 MANABI_STRIPE_API_URL="$stripe_url" MANABI_STRIPE_SECRET_KEY=sk_test_manabi \
     MANABI_STRIPE_WEBHOOK_SECRET=whsec_manabi_test \

@@ -697,19 +697,13 @@ async fn exchange_code(state: &AppState, request: &TokenRequest) -> Response {
     if challenge != issued.code_challenge {
         return invalid_grant("the code_verifier does not match the code_challenge");
     }
-    match spend(store, stream).await {
-        Ok(true) => {}
-        Ok(false) => return invalid_grant("the code was already used"),
-        Err(error) => return down(error),
-    }
-    issue_tokens(
-        state,
-        &issued.client_id,
-        issued.account_id,
-        issued.key_id,
-        &issued.resource,
-    )
-    .await
+    let grant = Grant {
+        client_id: &issued.client_id,
+        account_id: issued.account_id,
+        key_id: issued.key_id,
+        resource: &issued.resource,
+    };
+    spend_then_issue(state, stream, "the code was already used", grant).await
 }
 
 async fn refresh(state: &AppState, request: &TokenRequest) -> Response {
@@ -759,19 +753,38 @@ async fn refresh(state: &AppState, request: &TokenRequest) -> Response {
     {
         return invalid_grant("the grant was revoked");
     }
-    match spend(store, stream).await {
+    let grant = Grant {
+        client_id: &issued.client_id,
+        account_id: issued.account_id,
+        key_id: issued.key_id,
+        resource: &issued.resource,
+    };
+    let used = "the refresh token was already used (each works once)";
+    spend_then_issue(state, stream, used, grant).await
+}
+
+/// Who a code or refresh token was issued to, and for what.
+struct Grant<'a> {
+    client_id: &'a str,
+    account_id: Uuid,
+    key_id: Uuid,
+    resource: &'a str,
+}
+
+/// Spends the code or refresh token on `stream` (`used` says why when another request
+/// spent it first), then issues a new access and refresh token pair.
+async fn spend_then_issue(
+    state: &AppState,
+    stream: StreamName,
+    used: &str,
+    grant: Grant<'_>,
+) -> Response {
+    match spend(&state.ledger.store, stream).await {
         Ok(true) => {}
-        Ok(false) => return invalid_grant("the refresh token was already used (each works once)"),
+        Ok(false) => return invalid_grant(used),
         Err(error) => return down(error),
     }
-    issue_tokens(
-        state,
-        &issued.client_id,
-        issued.account_id,
-        issued.key_id,
-        &issued.resource,
-    )
-    .await
+    issue_tokens(state, grant).await
 }
 
 /// Ends a grant by revoking its key; every token of it stops on its next use.
@@ -782,23 +795,17 @@ async fn revoke_grant(state: &AppState, account_id: Uuid, key_id: Uuid) {
     }
 }
 
-async fn issue_tokens(
-    state: &AppState,
-    client_id: &str,
-    account_id: Uuid,
-    key_id: Uuid,
-    resource: &str,
-) -> Response {
+async fn issue_tokens(state: &AppState, grant: Grant<'_>) -> Response {
     let now = Utc::now();
     let access = format!("{ACCESS_PREFIX}{}", new_secret());
     let refresh = format!("{REFRESH_PREFIX}{}", new_secret());
     let record = |kind: &str, expires_at| {
         LedgerEvent::OAuthTokenIssued(OAuthTokenIssued {
             kind: kind.to_owned(),
-            client_id: client_id.to_owned(),
-            account_id,
-            key_id,
-            resource: resource.to_owned(),
+            client_id: grant.client_id.to_owned(),
+            account_id: grant.account_id,
+            key_id: grant.key_id,
+            resource: grant.resource.to_owned(),
             scope: SCOPE.to_owned(),
             expires_at,
         })

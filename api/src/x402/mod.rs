@@ -511,55 +511,40 @@ fn refused(reason: String, terms: &Arc<Terms>) -> ApiError {
 
 /// The payment names the scheme, network, asset, recipient and amount of the terms.
 fn matches_terms(payment: &Payment, terms: &Terms) -> Result<(), String> {
-    let same_address = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
-    match payment {
+    let scheme_and_network = |scheme: &str, network: &str, ours: &str| {
+        if scheme != "exact" {
+            return Err(format!("scheme `{scheme}` is not served; use exact"));
+        }
+        if network != ours {
+            return Err(format!("network `{network}` is not {ours}"));
+        }
+        Ok(())
+    };
+    let accepted = match payment {
         Payment::V1 { payment, .. } => {
-            if payment.scheme != "exact" {
-                return Err(format!(
-                    "scheme `{}` is not served; use exact",
-                    payment.scheme
-                ));
-            }
-            if payment.network != terms.v1.network {
-                return Err(format!(
-                    "network `{}` is not {}",
-                    payment.network, terms.v1.network
-                ));
-            }
+            return scheme_and_network(&payment.scheme, &payment.network, &terms.v1.network);
         }
-        Payment::V2 { payment, .. } => {
-            let accepted = &payment.accepted;
-            if accepted.scheme != "exact" {
-                return Err(format!(
-                    "scheme `{}` is not served; use exact",
-                    accepted.scheme
-                ));
-            }
-            if accepted.network != terms.v2.network {
-                return Err(format!(
-                    "network `{}` is not {}",
-                    accepted.network, terms.v2.network
-                ));
-            }
-            if !same_address(&accepted.asset, &terms.v2.asset) {
-                return Err(format!(
-                    "asset {} is not {}",
-                    accepted.asset, terms.v2.asset
-                ));
-            }
-            if !same_address(&accepted.pay_to, &terms.v2.pay_to) {
-                return Err(format!(
-                    "it accepts paying {}, not {}",
-                    accepted.pay_to, terms.v2.pay_to
-                ));
-            }
-            if accepted.amount != terms.v2.amount {
-                return Err(format!(
-                    "it accepts an amount of {}; this call costs exactly {}",
-                    accepted.amount, terms.v2.amount
-                ));
-            }
-        }
+        Payment::V2 { payment, .. } => &payment.accepted,
+    };
+    scheme_and_network(&accepted.scheme, &accepted.network, &terms.v2.network)?;
+    let same_address = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+    if !same_address(&accepted.asset, &terms.v2.asset) {
+        return Err(format!(
+            "asset {} is not {}",
+            accepted.asset, terms.v2.asset
+        ));
+    }
+    if !same_address(&accepted.pay_to, &terms.v2.pay_to) {
+        return Err(format!(
+            "it accepts paying {}, not {}",
+            accepted.pay_to, terms.v2.pay_to
+        ));
+    }
+    if accepted.amount != terms.v2.amount {
+        return Err(format!(
+            "it accepts an amount of {}; this call costs exactly {}",
+            accepted.amount, terms.v2.amount
+        ));
     }
     Ok(())
 }
