@@ -627,3 +627,54 @@ async fn a_localized_generation_is_paid_at_its_own_price() {
     let report = verified_when_caught_up(&store).await;
     assert!(report.ok, "{report:?}");
 }
+
+/// The ledger partitioned away (PostgreSQL behind a proxy that is cut) while a paid
+/// call comes in: the answer is a 503 saying nothing was charged, and indeed nothing is
+/// settled; once the database is back the same signed payment pays for one answer, and
+/// `ledger verify` agrees.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ledger_outage_settles_nothing_and_the_payment_stays_good() {
+    use common::proxy::TcpProxy;
+    let facilitator = FakeFacilitator::start().await;
+    let db = fresh_db(Backend::Postgres).await;
+    let (head, tail) = db.url.split_once('@').expect("user@host");
+    let (host, path) = tail.split_once('/').expect("host/db");
+    let proxy = TcpProxy::start(host).await;
+    let proxied = format!("{head}@{}/{path}", proxy.address);
+    let app = common::spawn_binary_with(&[
+        ("MANABI_DATABASE_URL", proxied.as_str()),
+        ("MANABI_RUN_PROJECTOR", "false"),
+        ("MANABI_KEYLESS_RATE_PER_SEC", "0"),
+        ("MANABI_X402_PAY_TO", PAY_TO),
+        ("MANABI_X402_FACILITATOR_URL", facilitator.url.as_str()),
+    ])
+    .await;
+    let payer = Payer::new();
+    let header = paid_header(&app, &payer, READ, no_tweak).await;
+    proxy.stop();
+    let (status, _, body) = get(&app, READ, &[("payment-signature", &header)]).await;
+    assert_eq!(status, 503, "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("nothing was charged"), "{body}");
+    assert!(facilitator.settlements().is_empty(), "nothing settled");
+    assert_eq!(facilitator.settles(), 0);
+    proxy.resume().await;
+    let started = std::time::Instant::now();
+    loop {
+        let (status, headers, body) = get(&app, READ, &[("payment-signature", &header)]).await;
+        if status == 200 {
+            assert!(headers.contains_key("payment-response"));
+            break;
+        }
+        assert_eq!(status, 503, "{body}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(15),
+            "not recovered"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert_eq!(facilitator.settlements().len(), 1);
+    let store = store(&db).await;
+    let report = verified_when_caught_up(&store).await;
+    assert!(report.ok, "{report:?}");
+}

@@ -176,7 +176,7 @@ fn router(state: AppState, api: Router<AppState>) -> Router {
         api.clone()
             .merge(mcp::paying_routes(&state))
             .layer(axum::middleware::from_fn_with_state(
-                state.clone(),
+                std::sync::Arc::<str>::from(state.settings.base_url.as_str()),
                 crate::x402::mount,
             ));
     let api = api

@@ -60,18 +60,9 @@ logs() {
 
 "$facilitator_binary" --bind 127.0.0.1:0 >"$work/facilitator.stdout" 2>"$work/facilitator.stderr" &
 facilitator_pid=$!
-facilitator=
-for _ in $(seq 1 200); do
-    facilitator=$(sed -n 's/^listening on //p' "$work/facilitator.stdout")
-    if [ -n "$facilitator" ] && curl -fsS "$facilitator/supported" >/dev/null 2>&1; then break; fi
-    facilitator=
-    sleep 0.05
-done
-if [ -z "$facilitator" ]; then
-    echo "x402_clients: the facilitator did not start" >&2
-    cat "$work/facilitator.stdout" "$work/facilitator.stderr" >&2
-    exit 1
-fi
+facilitator=$(wait_for_listening "$work/facilitator.stdout" "$work/facilitator.stderr" \
+    "x402_clients: the facilitator")
+curl -fsS "$facilitator/supported" >/dev/null
 
 pay_to=0x2222222222222222222222222222222222222222
 mkdir -p "$work/var"

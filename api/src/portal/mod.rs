@@ -377,7 +377,7 @@ fn sign_in_page(
 ) -> Response {
     let (csrf, fresh) = signed_out_csrf(headers);
     let prices = state.settings.prices;
-    let page = SignInPage {
+    let template = SignInPage {
         csrf: csrf.clone(),
         error,
         console: matches!(state.portal.mailer, Mailer::Console),
@@ -385,11 +385,7 @@ fn sign_in_page(
         read_jpy: prices.read_jpy,
         search_jpy: prices.search_jpy,
     };
-    with_csrf_cookie(page_response(status, &page), &csrf, fresh)
-}
-
-fn page_response(status: StatusCode, template: &impl Template) -> Response {
-    page(status, template)
+    with_csrf_cookie(page(status, &template), &csrf, fresh)
 }
 
 #[derive(Deserialize)]
@@ -497,12 +493,12 @@ async fn confirm_page(
         Ok(Err(refusal)) => link_refused(refusal),
         Ok(Ok(email)) => {
             let (csrf, fresh) = signed_out_csrf(&headers);
-            let page = ConfirmPage {
+            let template = ConfirmPage {
                 email,
                 token,
                 csrf: csrf.clone(),
             };
-            let response = page_response(StatusCode::OK, &page);
+            let response = page(StatusCode::OK, &template);
             with_csrf_cookie(response, &csrf, fresh)
         }
     }
@@ -527,8 +523,7 @@ async fn confirm(
     if !same(&form.csrf, expected) {
         return csrf_refused();
     }
-    let signed_in =
-        session::sign_in(&state.ledger.store, &state.ledger.store, form.token.trim()).await;
+    let signed_in = session::sign_in(&state.ledger.store, form.token.trim()).await;
     match signed_in {
         Err(error) => unavailable(error),
         Ok(Err(refusal)) => link_refused(refusal),
@@ -552,6 +547,13 @@ async fn confirm(
     }
 }
 
+/// Back to the sign-in page, the session cookie cleared.
+fn signed_out() -> Response {
+    let mut response = Redirect::to("/developers").into_response();
+    set_cookie(&mut response, SESSION_COOKIE, "", 0);
+    response
+}
+
 #[derive(Deserialize)]
 struct CsrfForm {
     csrf: String,
@@ -569,9 +571,7 @@ async fn sign_out(
     if let Err(error) = session::close(&state.ledger.store, &session).await {
         return unavailable(error);
     }
-    let mut response = Redirect::to("/developers").into_response();
-    set_cookie(&mut response, SESSION_COOKIE, "", 0);
-    response
+    signed_out()
 }
 
 /// Ends every session of the address and revokes every OAuth client's key: each is
@@ -598,7 +598,7 @@ async fn sign_out_everywhere(
         let oauth = key
             .name
             .as_deref()
-            .is_some_and(|name| name.starts_with("OAuth: "));
+            .is_some_and(|name| name.starts_with(oauth::KEY_NAME_PREFIX));
         if oauth
             && !key.revoked
             && let Err(error) = operator.revoke_key(*key_id).await
@@ -607,9 +607,7 @@ async fn sign_out_everywhere(
             return unavailable(session::LedgerDown(error.to_string()));
         }
     }
-    let mut response = Redirect::to("/developers").into_response();
-    set_cookie(&mut response, SESSION_COOKIE, "", 0);
-    response
+    signed_out()
 }
 
 #[derive(Deserialize)]

@@ -45,6 +45,8 @@ use crate::state::AppState;
 
 /// The one scope: the MCP tools.
 pub const SCOPE: &str = "tools:read";
+/// The name of an OAuth client's key: this, then the client's name.
+pub const KEY_NAME_PREFIX: &str = "OAuth: ";
 const ACCESS_PREFIX: &str = "mnb_at_";
 const REFRESH_PREFIX: &str = "mnb_rt_";
 const ACCESS_MINUTES: i64 = 60;
@@ -556,7 +558,7 @@ async fn grant(
     params: &AuthorizeParams,
 ) -> Result<String, Response> {
     let operator = Operator::new(&state.ledger.store).acting_as(session.actor());
-    let name = format!("OAuth: {}", checked.client.name);
+    let name = format!("{KEY_NAME_PREFIX}{}", checked.client.name);
     let issued = operator
         .issue_key(session.account_id, Some(name), None)
         .await

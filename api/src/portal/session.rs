@@ -154,14 +154,13 @@ pub async fn check_link(
 /// opens a fresh session. A link used a moment ago elsewhere is refused.
 pub async fn sign_in(
     store: &Store,
-    projector_store: &Store,
     secret: &str,
 ) -> Result<Result<Session, LinkRefusal>, LedgerDown> {
     let email = match check_link(store, secret).await? {
         Ok(email) => email,
         Err(refusal) => return Ok(Err(refusal)),
     };
-    let account_id = account_of(store, projector_store, &email).await?;
+    let account_id = account_of(store, &email).await?;
     let used = LedgerEvent::SignInLinkUsed(SignInLinkUsed { account_id });
     let command = AppendCommand::single(
         link_stream(secret),
@@ -268,17 +267,13 @@ pub async fn end_all(store: &Store, session: &Session) -> Result<(), LedgerDown>
 
 /// The account of `email`: the one bound to it, else the earliest an operator opened
 /// with it (bound now), else a new one opened and bound in one append.
-async fn account_of(
-    store: &Store,
-    projector_store: &Store,
-    email: &str,
-) -> Result<Uuid, LedgerDown> {
+async fn account_of(store: &Store, email: &str) -> Result<Uuid, LedgerDown> {
     let stream = email_stream(email);
     for _ in 0..3 {
         if let Some(bound) = bound_account(store, &stream).await? {
             return Ok(bound);
         }
-        let existing = manabi_projector::queries::account_by_email(projector_store, email)
+        let existing = manabi_projector::queries::account_by_email(store, email)
             .await
             .map_err(down)?;
         let now = Utc::now();

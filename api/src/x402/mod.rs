@@ -91,13 +91,13 @@ pub struct PaidRequest {
 #[derive(Debug, Clone)]
 pub struct Mounted(Arc<str>);
 
-/// The layer of the `/x402/` mirror: marks its requests as paid per call.
+/// The layer of the `/x402/` mirror: marks its requests as paid per call. Its state is
+/// the public base address, made once when the router is built.
 pub async fn mount(
-    axum::extract::State(state): axum::extract::State<AppState>,
+    axum::extract::State(base): axum::extract::State<Arc<str>>,
     mut request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    let base: Arc<str> = Arc::from(state.settings.base_url.as_str());
     request.extensions_mut().insert(Mounted(base));
     next.run(request).await
 }
@@ -322,7 +322,6 @@ fn terms(x402: &X402Settings, operation: &str, price_jpy: i64, url: &str) -> Ter
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settled {
     pub response: SettleResponse,
-    pub version: u8,
     /// The claim's event id: the invoice id of the call.
     pub invoice_id: uuid::Uuid,
 }
@@ -462,7 +461,6 @@ impl Verified {
         if !self.ticket.claim() {
             return Err(ApiError::new(ErrorCode::Timeout));
         }
-        let version = self.claim.x402_version;
         let nonce = self.claim.nonce.clone();
         let terms = self.terms.clone();
         let settling = tokio::spawn(claim_and_settle(
@@ -477,7 +475,6 @@ impl Verified {
         match outcome {
             Outcome::Settled(response, invoice_id) => Ok(Settled {
                 response,
-                version,
                 invoice_id,
             }),
             Outcome::Used => Err(refused(
