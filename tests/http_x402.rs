@@ -123,6 +123,39 @@ async fn unpaid_calls_get_the_terms_both_ways_and_free_ones_pass() {
         body.get("sample").is_none(),
         "x402 callers get the full data"
     );
+    // Discovery publishes the terms with the rate and the time it was taken.
+    let published = &body["data"]["x402"];
+    assert_eq!(published["jpy_per_usd"], "150", "{body}");
+    assert!(
+        published["rate_at"]
+            .as_str()
+            .is_some_and(|at| at.ends_with('Z'))
+    );
+    assert_eq!(published["network"], "eip155:84532");
+    assert_eq!(published["pay_to"], PAY_TO);
+    assert_eq!(published["search_amount"], "33334");
+    assert_eq!(published["read_amount"], "6667");
+    // The facilitator was asked at start what it settles: our terms, in both versions.
+    let mut metrics = String::new();
+    for _ in 0..50 {
+        metrics = app
+            .client
+            .get(format!("{}/metrics", app.address))
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("text");
+        if metrics.contains("manabi_x402_facilitator_ready") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        metrics.contains("manabi_x402_facilitator_ready 1"),
+        "{metrics}"
+    );
     let (status, headers, body) = get(&app, "/x402/api/v1/learnables/no-such-entry", &[]).await;
     assert_error(status, &body, 404, "NOT_FOUND");
     assert!(headers.get("payment-required").is_none());
@@ -490,34 +523,98 @@ async fn an_unknown_network_is_refused() {
 }
 
 #[tokio::test]
-async fn a_failed_settlement_serves_nothing_and_is_recorded() {
-    for mode in [SettleMode::Refuse, SettleMode::Broken] {
+async fn a_refused_settlement_serves_nothing_and_is_recorded() {
+    let facilitator = FakeFacilitator::start().await;
+    let db = fresh_db(Backend::Sqlite).await;
+    let app = serve(&facilitator, &[("MANABI_DATABASE_URL", db.url.as_str())]).await;
+    facilitator.set_mode(SettleMode::Refuse);
+    let payer = Payer::new();
+    let header = paid_header(&app, &payer, READ, no_tweak).await;
+    refused_header(
+        &app,
+        &facilitator,
+        ("payment-signature", &header),
+        402,
+        "SETTLEMENT_FAILED",
+        "could not be settled",
+    )
+    .await;
+    let store = store(&db).await;
+    let report = verified_when_caught_up(&store).await;
+    assert!(report.ok, "{report:?}");
+    let statement = x402_statement(&db.url);
+    assert_eq!(statement["settled"]["payments"], 0, "{statement}");
+    assert_eq!(statement["failed"]["payments"], 1, "{statement}");
+    // The authorization stays spent here: the same header is not tried again.
+    facilitator.set_mode(SettleMode::Ok);
+    let (status, _, body) = get(&app, READ, &[("payment-signature", &header)]).await;
+    assert_eq!(status, 402, "{body}");
+    assert!(facilitator.settlements().is_empty());
+}
+
+/// A settlement that gives no answer is not called failed: the money may have moved.
+/// It is answered 503 and recorded as unknown; the same payment presented again is
+/// settled again, served once if that settles it, and never served twice.
+#[tokio::test]
+async fn a_settlement_without_an_answer_is_unknown_and_the_same_payment_settles_it() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        // The facilitator answered nothing and moved nothing: the retry settles and serves.
         let facilitator = FakeFacilitator::start().await;
-        let db = fresh_db(Backend::Sqlite).await;
+        let db = fresh_db(backend).await;
         let app = serve(&facilitator, &[("MANABI_DATABASE_URL", db.url.as_str())]).await;
-        facilitator.set_mode(mode);
+        facilitator.set_mode(SettleMode::Broken);
         let payer = Payer::new();
         let header = paid_header(&app, &payer, READ, no_tweak).await;
-        refused_header(
-            &app,
-            &facilitator,
-            ("payment-signature", &header),
-            402,
-            "SETTLEMENT_FAILED",
-            "could not be settled",
-        )
-        .await;
-        let store = store(&db).await;
-        let report = verified_when_caught_up(&store).await;
-        assert!(report.ok, "{report:?}");
+        let (status, _, body) = get(&app, READ, &[("payment-signature", &header)]).await;
+        assert_eq!(status, 503, "{body}");
+        assert_eq!(
+            body["error"]["code"], "SETTLEMENT_OUTCOME_UNKNOWN",
+            "{body}"
+        );
+        assert!(body.get("data").is_none(), "{body}");
+        let ledger = store(&db).await;
+        assert!(verified_when_caught_up(&ledger).await.ok);
         let statement = x402_statement(&db.url);
-        assert_eq!(statement["settled"]["payments"], 0, "{statement}");
-        assert_eq!(statement["failed"]["payments"], 1, "{statement}");
-        // The authorization stays spent here: the same header is not tried again.
+        assert_eq!(statement["unsettled"]["payments"], 1, "{statement}");
+        assert_eq!(statement["failed"]["payments"], 0, "{statement}");
         facilitator.set_mode(SettleMode::Ok);
+        let (status, headers, body) = get(&app, READ, &[("payment-signature", &header)]).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(headers.contains_key("payment-response"));
+        assert_eq!(facilitator.settlements().len(), 1);
+        // Settled now: a third presentation is refused.
         let (status, _, body) = get(&app, READ, &[("payment-signature", &header)]).await;
         assert_eq!(status, 402, "{body}");
-        assert!(facilitator.settlements().is_empty());
+        assert_eq!(facilitator.settlements().len(), 1);
+        let report = verified_when_caught_up(&ledger).await;
+        assert!(report.ok, "{report:?}");
+        let statement = x402_statement(&db.url);
+        assert_eq!(statement["settled"]["payments"], 1, "{statement}");
+        assert_eq!(statement["unsettled"]["payments"], 0, "{statement}");
+
+        // The facilitator moved the money and lost its answer: the retry cannot settle it
+        // again, so it stays unknown for the operator to reconcile, and nothing is served.
+        let facilitator = FakeFacilitator::start().await;
+        let db = fresh_db(backend).await;
+        let app = serve(&facilitator, &[("MANABI_DATABASE_URL", db.url.as_str())]).await;
+        facilitator.set_mode(SettleMode::LostAnswer);
+        let header = paid_header(&app, &payer, READ, no_tweak).await;
+        let (status, _, body) = get(&app, READ, &[("payment-signature", &header)]).await;
+        assert_eq!(status, 503, "{body}");
+        facilitator.set_mode(SettleMode::Ok);
+        let (status, _, body) = get(&app, READ, &[("payment-signature", &header)]).await;
+        assert_eq!(status, 503, "{body}");
+        assert_eq!(
+            body["error"]["code"], "SETTLEMENT_OUTCOME_UNKNOWN",
+            "{body}"
+        );
+        assert_eq!(facilitator.settlements().len(), 1);
+        let ledger = store(&db).await;
+        let report = verified_when_caught_up(&ledger).await;
+        assert!(report.ok, "{report:?}");
+        let statement = x402_statement(&db.url);
+        assert_eq!(statement["unsettled"]["payments"], 1, "{statement}");
+        assert_eq!(statement["settled"]["payments"], 0, "{statement}");
     }
 }
 

@@ -327,8 +327,8 @@ async fn generate(
     }
 }
 
-/// A generation paid per call: the payment is settled, then the version is stored on
-/// its stream naming the payment. The lease is held, so no other server stores one
+/// A generation paid per call: the answer is made, the payment is settled, then the
+/// version is stored on its stream naming the payment. The lease is held, so no other server stores one
 /// meanwhile; should the store fail after settlement, the paid answer is still served
 /// (and `ledger verify` reports the settled generation payment without its version).
 async fn paid_generation(
@@ -341,6 +341,10 @@ async fn paid_generation(
 ) -> Result<Answer, ApiError> {
     let locale = request.locale;
     let payment_stream = verified.stream();
+    // Everything that can fail is done before the payment is settled: once it is, the
+    // answer must leave.
+    let bytes = to_json(&content)?;
+    let body = render(state, &bytes, request)?;
     let settled = verified.settle(state).await?;
     let request_id = call.credential.request_id();
     let event = LocalizationGenerated {
@@ -376,10 +380,9 @@ async fn paid_generation(
             )],
         ))
         .await;
-    let content = to_json(&content)?;
     match stored {
         Ok(Ok(_)) => {
-            state.localization.keep(id, locale, content.clone());
+            state.localization.keep(id, locale, bytes);
             metrics::counter!("manabi_localizations_generated_total").increment(1);
         }
         Ok(Err(rejection)) => {
@@ -388,7 +391,7 @@ async fn paid_generation(
         Err(error) => tracing::error!(%error, "a paid localization could not be stored"),
     }
     let price = state.settings.prices.localized_generation_jpy;
-    let mut answer = Answer::new(render(state, &content, request)?, false);
+    let mut answer = Answer::new(body, false);
     answer.billing = Some(manabi_schemas::Billing {
         points_charged: price,
         currency: "JPY".to_owned(),

@@ -125,6 +125,9 @@ impl Application {
         );
         install_dataset(state.clone(), loading);
         spawn_housekeeping(state.clone());
+        if let Some(x402) = state.x402.clone() {
+            tokio::spawn(async move { crate::x402::check_facilitator(&x402).await });
+        }
         Ok(Application {
             router: router(state.clone(), api),
             listener,

@@ -263,6 +263,7 @@ impl Account {
             | LedgerEvent::X402PaymentClaimed(_)
             | LedgerEvent::X402PaymentSettled(_)
             | LedgerEvent::X402PaymentFailed(_)
+            | LedgerEvent::X402SettlementUnknown(_)
             | LedgerEvent::SignInLinkIssued(_)
             | LedgerEvent::SignInLinkUsed(_)
             | LedgerEvent::PortalSessionOpened(_)

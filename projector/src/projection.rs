@@ -86,6 +86,7 @@ pub fn statements(events: &[RecordedEvent]) -> Vec<Statement> {
             | LedgerEvent::X402PaymentClaimed(_)
             | LedgerEvent::X402PaymentSettled(_)
             | LedgerEvent::X402PaymentFailed(_)
+            | LedgerEvent::X402SettlementUnknown(_)
             | LedgerEvent::SignInLinkIssued(_)
             | LedgerEvent::SignInLinkUsed(_)
             | LedgerEvent::PortalSessionOpened(_)
@@ -144,6 +145,10 @@ fn x402_payment(recorded: &RecordedEvent) -> Option<Statement> {
         )),
         LedgerEvent::X402PaymentFailed(e) => Some(Statement::new(
             "UPDATE rm_x402_payments SET status = 'failed', failure = $2 WHERE stream = $1",
+            vec![stream, text(&e.reason)],
+        )),
+        LedgerEvent::X402SettlementUnknown(e) => Some(Statement::new(
+            "UPDATE rm_x402_payments SET status = 'unknown', failure = $2 WHERE stream = $1",
             vec![stream, text(&e.reason)],
         )),
         _ => None,

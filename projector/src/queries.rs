@@ -200,8 +200,10 @@ pub struct X402Totals {
 }
 
 /// A month of x402 revenue: settled payments are revenue; failed ones served nothing;
-/// unsettled ones were claimed and their outcome is not recorded (a crash between the
-/// settlement and its record: look the transaction up by payer and nonce).
+/// unsettled ones were claimed and their outcome is not known: not recorded (a crash
+/// between the settlement and its record, status `claimed`) or not answered by the
+/// facilitator (status `unknown`). Both served nothing and may have moved money: look the
+/// transaction up by payer and nonce.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct X402Statement {
     pub month: String,
@@ -223,21 +225,21 @@ pub async fn x402_statement(store: &Store, month: Month) -> Result<X402Statement
          WHERE month = $1 ORDER BY claimed_at, claim_id",
         &month_text
     )?;
-    let totals = |status: &str| {
-        lines.iter().filter(|line| line.status == status).fold(
-            X402Totals::default(),
-            |sum, line| X402Totals {
+    let totals = |statuses: &[&str]| {
+        lines
+            .iter()
+            .filter(|line| statuses.contains(&line.status.as_str()))
+            .fold(X402Totals::default(), |sum, line| X402Totals {
                 payments: sum.payments + 1,
                 price_jpy: sum.price_jpy + line.price_jpy,
                 amount_atomic: sum.amount_atomic + line.amount_atomic,
-            },
-        )
+            })
     };
     Ok(X402Statement {
         month: month_text,
-        settled: totals("settled"),
-        failed: totals("failed"),
-        unsettled: totals("claimed"),
+        settled: totals(&["settled"]),
+        failed: totals(&["failed"]),
+        unsettled: totals(&["claimed", "unknown"]),
         lines,
     })
 }

@@ -5,7 +5,7 @@
 //! come from the ledger's own Account aggregate, so the domain fold and the projection
 //! check each other. Events past the checkpoint are replayed for integrity only.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Debug;
 
 use manabi_ledger::account::Account;
@@ -136,6 +136,8 @@ impl Localizations {
 #[derive(Default)]
 struct Replay {
     localizations: Localizations,
+    /// x402 payment streams whose settlement outcome is unknown so far.
+    x402_unknown: HashSet<String>,
     heads: HashMap<String, i64>,
     accounts: BTreeMap<Uuid, Account>,
     expected: Models,
@@ -207,14 +209,21 @@ impl Replay {
     }
 
     /// An x402 payment stream: its claim at version 0, naming the stream's payer and
-    /// nonce, then at most one outcome, and nothing else.
+    /// nonce, then one outcome; only an unknown outcome may be followed, by the
+    /// settlement of the same payment presented again (version 2). Nothing else.
     fn fold_x402(&mut self, recorded: &RecordedEvent, checkpoint: Position) {
         let stream = recorded.stream.as_str().to_owned();
         let fits = match (&recorded.event, recorded.version) {
             (LedgerEvent::X402PaymentClaimed(e), 0) => {
                 stream == format!("x402-{}-{}", e.payer, e.nonce)
             }
-            (LedgerEvent::X402PaymentSettled(_) | LedgerEvent::X402PaymentFailed(_), 1) => true,
+            (
+                LedgerEvent::X402PaymentSettled(_)
+                | LedgerEvent::X402PaymentFailed(_)
+                | LedgerEvent::X402SettlementUnknown(_),
+                1,
+            ) => true,
+            (LedgerEvent::X402PaymentSettled(_), 2) => self.x402_unknown.contains(&stream),
             _ => false,
         };
         if !fits {
@@ -224,6 +233,15 @@ impl Replay {
                 recorded.version
             ));
             return;
+        }
+        match &recorded.event {
+            LedgerEvent::X402SettlementUnknown(_) => {
+                self.x402_unknown.insert(stream.clone());
+            }
+            LedgerEvent::X402PaymentSettled(_) => {
+                self.x402_unknown.remove(&stream);
+            }
+            _ => {}
         }
         let localizations = &mut self.localizations;
         match &recorded.event {
@@ -269,6 +287,11 @@ impl Replay {
             LedgerEvent::X402PaymentFailed(_) => {
                 if let Some(row) = rows.get_mut(&stream) {
                     row.5 = "failed".to_owned();
+                }
+            }
+            LedgerEvent::X402SettlementUnknown(_) => {
+                if let Some(row) = rows.get_mut(&stream) {
+                    row.5 = "unknown".to_owned();
                 }
             }
             _ => {}
@@ -320,6 +343,7 @@ impl Models {
             | LedgerEvent::X402PaymentClaimed(_)
             | LedgerEvent::X402PaymentSettled(_)
             | LedgerEvent::X402PaymentFailed(_)
+            | LedgerEvent::X402SettlementUnknown(_)
             | LedgerEvent::SignInLinkIssued(_)
             | LedgerEvent::SignInLinkUsed(_)
             | LedgerEvent::PortalSessionOpened(_)

@@ -57,6 +57,7 @@ error_codes! {
     HeadersTooLarge => 431, "HEADERS_TOO_LARGE", "The request headers are too large.";
     Internal => 500, "INTERNAL_ERROR", "An internal error occurred; nothing was charged.";
     Unavailable => 503, "SERVICE_UNAVAILABLE", "The service is not ready; retry shortly. Nothing was charged.";
+    SettlementOutcomeUnknown => 503, "SETTLEMENT_OUTCOME_UNKNOWN", "The x402 settlement gave no answer; nothing was served. Retry with the same payment: it is settled at most once.";
     ChargeOutcomeUnknown => 503, "CHARGE_OUTCOME_UNKNOWN", "The ledger failed while recording this call's charge; check the account's charges before retrying.";
     Timeout => 504, "TIMEOUT", "The request took too long; nothing was charged.";
 }

@@ -132,8 +132,8 @@ pub struct LocalizationGenerated {
 /// An x402 payment authorization claimed for one call, on its stream
 /// `x402-{payer}-{nonce}` (appended `NoStream`, so a nonce pays for one answer only).
 /// Written after the signature and the facilitator's verification, before settlement;
-/// the outcome follows on the same stream ([`X402PaymentSettled`] or
-/// [`X402PaymentFailed`]).
+/// the outcome follows on the same stream ([`X402PaymentSettled`],
+/// [`X402PaymentFailed`] or [`X402SettlementUnknown`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct X402PaymentClaimed {
     /// The paying address (`from` of the authorization), lowercase hex.
@@ -173,10 +173,23 @@ pub struct X402PaymentSettled {
     pub network: String,
 }
 
-/// Settlement of a claimed payment failed: nothing was served, nothing is owed.
+/// The facilitator refused to settle a claimed payment: nothing was served, nothing is
+/// owed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct X402PaymentFailed {
-    /// The facilitator's error reason, or why it could not be asked.
+    /// The facilitator's error reason.
+    pub reason: String,
+}
+
+/// The settlement of a claimed payment gave no answer (the facilitator timed out, broke
+/// off, or answered outside its protocol): the money may have moved. Nothing was served.
+/// The same payment presented again is settled again (the chain takes an authorization
+/// once), and a success then follows at version 2 ([`X402PaymentSettled`]); until then
+/// the operator's statement lists the payment as unknown, to reconcile with the chain by
+/// payer and nonce.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct X402SettlementUnknown {
+    /// Why the outcome is not known.
     pub reason: String,
 }
 
@@ -303,6 +316,7 @@ pub enum LedgerEvent {
     X402PaymentClaimed(X402PaymentClaimed),
     X402PaymentSettled(X402PaymentSettled),
     X402PaymentFailed(X402PaymentFailed),
+    X402SettlementUnknown(X402SettlementUnknown),
     SignInLinkIssued(SignInLinkIssued),
     SignInLinkUsed(SignInLinkUsed),
     PortalSessionOpened(PortalSessionOpened),
@@ -347,6 +361,7 @@ impl LedgerEvent {
             LedgerEvent::X402PaymentClaimed(_) => "X402PaymentClaimed",
             LedgerEvent::X402PaymentSettled(_) => "X402PaymentSettled",
             LedgerEvent::X402PaymentFailed(_) => "X402PaymentFailed",
+            LedgerEvent::X402SettlementUnknown(_) => "X402SettlementUnknown",
             LedgerEvent::SignInLinkIssued(_) => "SignInLinkIssued",
             LedgerEvent::SignInLinkUsed(_) => "SignInLinkUsed",
             LedgerEvent::PortalSessionOpened(_) => "PortalSessionOpened",
@@ -382,6 +397,7 @@ impl LedgerEvent {
             LedgerEvent::X402PaymentClaimed(p) => serde_json::to_value(p),
             LedgerEvent::X402PaymentSettled(p) => serde_json::to_value(p),
             LedgerEvent::X402PaymentFailed(p) => serde_json::to_value(p),
+            LedgerEvent::X402SettlementUnknown(p) => serde_json::to_value(p),
             LedgerEvent::SignInLinkIssued(p) => serde_json::to_value(p),
             LedgerEvent::SignInLinkUsed(p) => serde_json::to_value(p),
             LedgerEvent::PortalSessionOpened(p) => serde_json::to_value(p),
@@ -432,6 +448,9 @@ impl LedgerEvent {
             }
             ("X402PaymentFailed", 1) => {
                 parse(event_type, payload).map(LedgerEvent::X402PaymentFailed)
+            }
+            ("X402SettlementUnknown", 1) => {
+                parse(event_type, payload).map(LedgerEvent::X402SettlementUnknown)
             }
             ("SignInLinkIssued", 1) => {
                 parse(event_type, payload).map(LedgerEvent::SignInLinkIssued)

@@ -46,8 +46,10 @@ pub enum SettleMode {
     Ok,
     /// `{success: false, errorReason: "insufficient_funds"}`.
     Refuse,
-    /// HTTP 500 with no protocol body.
+    /// HTTP 500 with no protocol body, nothing settled.
     Broken,
+    /// The transfer is settled, then the answer is lost (HTTP 500 with no protocol body).
+    LostAnswer,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -195,7 +197,7 @@ async fn settle(
             )
             .into_response();
         }
-        SettleMode::Ok => {}
+        SettleMode::Ok | SettleMode::LostAnswer => {}
     }
     let mut settlements = state.settlements.lock().expect("settlements");
     if settlements
@@ -219,6 +221,9 @@ async fn settle(
         network: checked.network.clone(),
         transaction: transaction.clone(),
     });
+    if mode == SettleMode::LostAnswer {
+        return (axum::http::StatusCode::INTERNAL_SERVER_ERROR, "lost").into_response();
+    }
     Json(
         json!({"success": true, "transaction": transaction, "network": checked.network,
         "payer": checked.payer}),

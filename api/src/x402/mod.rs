@@ -14,7 +14,9 @@
 //! 5. the nonce is claimed: `X402PaymentClaimed` appended `NoStream` on
 //!    `x402-{payer}-{nonce}`, so one authorization pays for one answer, on every replica;
 //! 6. the facilitator's `/settle`; its outcome is appended to the same stream, and only
-//!    a settled payment is answered, with `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`.
+//!    a settled payment is answered, with `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`. A
+//!    settlement that gives no answer is recorded as unknown (503): the same payment
+//!    presented again is settled again, since the chain takes an authorization once.
 //!
 //! Steps 5 and 6 run in a task of their own: once a nonce is claimed, the settlement
 //! and its record finish even if the client goes away.
@@ -33,6 +35,7 @@ use manabi_schemas::ErrorBody;
 use manabi_schemas::ErrorCode;
 use manabi_schemas::events::{
     EventMetadata, LedgerEvent, X402PaymentClaimed, X402PaymentFailed, X402PaymentSettled,
+    X402SettlementUnknown,
 };
 use serde_json::{Value, json};
 
@@ -76,6 +79,49 @@ impl X402 {
             settings,
         }
     }
+}
+
+/// Asks the facilitator once which payments it settles, and says on the log and on
+/// `/metrics` (`manabi_x402_facilitator_ready`, 1 or 0) whether our terms are among them:
+/// the exact scheme on the configured network, in x402 versions 1 and 2. The server
+/// serves either way (a facilitator outage must not take the keyed API down); a payment
+/// it cannot settle is refused at verification.
+pub async fn check_facilitator(x402: &X402) -> bool {
+    let network = x402.settings.network;
+    let wanted = [(1, network.name.to_owned()), (2, network.caip2())];
+    let ready = match x402.facilitator.supported().await {
+        Ok(kinds) => {
+            let missing: Vec<String> = wanted
+                .iter()
+                .filter(|(version, name)| {
+                    !kinds.iter().any(|kind| {
+                        kind.x402_version == *version
+                            && kind.scheme == "exact"
+                            && kind.network == *name
+                    })
+                })
+                .map(|(version, name)| format!("v{version} exact on {name}"))
+                .collect();
+            if missing.is_empty() {
+                tracing::info!(
+                    network = network.name,
+                    "the x402 facilitator settles our terms"
+                );
+            } else {
+                tracing::error!(
+                    missing = missing.join(", "),
+                    "the x402 facilitator does not settle these terms; such payments will be refused"
+                );
+            }
+            missing.is_empty()
+        }
+        Err(error) => {
+            tracing::warn!(%error, "the x402 facilitator could not be asked what it settles");
+            false
+        }
+    };
+    metrics::gauge!("manabi_x402_facilitator_ready").set(if ready { 1.0 } else { 0.0 });
+    ready
 }
 
 /// A request that came in under `/x402/`: its payment, if it carried one (or why it
@@ -415,7 +461,11 @@ pub async fn prepare(
         .verify(version, payment.raw(), requirements.clone())
         .await
         .map_err(facilitator_unavailable)?;
-    if !verified.is_valid {
+    let payer = format!("{:#x}", checked.payer);
+    let nonce = format!("{:#x}", checked.nonce);
+    // A payment whose settlement gave no answer is presented again: the facilitator may
+    // refuse to verify it because its first settlement went through; it is settled again.
+    if !verified.is_valid && !settlement_unknown(state, &payer, &nonce).await {
         let reason = verified
             .invalid_reason
             .unwrap_or_else(|| "no reason given".to_owned());
@@ -423,8 +473,8 @@ pub async fn prepare(
         return Err(refused(reason, &terms));
     }
     let claim = X402PaymentClaimed {
-        payer: format!("{:#x}", checked.payer),
-        nonce: format!("{:#x}", checked.nonce),
+        payer,
+        nonce,
         x402_version: version,
         scheme: "exact".to_owned(),
         network: settings.network.caip2(),
@@ -486,8 +536,29 @@ impl Verified {
                 format!("the payment could not be settled ({reason}); nothing was served"),
                 &terms,
             )),
+            Outcome::Unknown(reason) => Err(ApiError::with_message(
+                ErrorCode::SettlementOutcomeUnknown,
+                format!(
+                    "the settlement of this payment (nonce {nonce}) gave no answer ({reason}); \
+                     nothing was served and the money may have moved. Retry with the same \
+                     payment: it is settled at most once, and served once it is"
+                ),
+            )
+            .retry_after(5)),
             Outcome::LedgerUnavailable(reason) => Err(crate::billing::ledger_unavailable(&reason)),
         }
+    }
+}
+
+/// True when the payment of `payer` and `nonce` was claimed and its settlement gave no
+/// answer (its stream ends in [`X402SettlementUnknown`]).
+async fn settlement_unknown(state: &AppState, payer: &str, nonce: &str) -> bool {
+    let stream = StreamName::new(format!("x402-{payer}-{nonce}"));
+    match state.ledger.store.read_stream_to_end(&stream, 0).await {
+        Ok(events) => events
+            .last()
+            .is_some_and(|last| matches!(last.event, LedgerEvent::X402SettlementUnknown(_))),
+        Err(_) => false,
     }
 }
 
@@ -559,8 +630,21 @@ enum Outcome {
     Settled(SettleResponse, uuid::Uuid),
     /// Another request claimed the nonce first.
     Used,
+    /// The facilitator refused to settle: no money moved.
     Failed(String),
+    /// The facilitator gave no answer: the money may have moved.
+    Unknown(String),
     LedgerUnavailable(String),
+}
+
+/// Where a payment's outcome goes: the claim's event id (the invoice id) and the stream
+/// version the outcome is appended after.
+struct Claimed {
+    invoice_id: uuid::Uuid,
+    version: i64,
+    /// True when the payment's first settlement gave no answer and this is the same
+    /// payment presented again.
+    resumed: bool,
 }
 
 /// Steps 5 and 6: claim the nonce, settle, record the outcome.
@@ -578,85 +662,152 @@ async fn claim_and_settle(
         transport: Some(claim.transport),
         actor: None,
     };
-    let now = chrono::Utc::now();
     let version = claim.x402_version;
     let operation = claim.operation.clone();
     let (price_jpy, amount) = (claim.price_jpy, claim.amount.parse::<u64>().unwrap_or(0));
-    let claimed = NewEvent::new(
-        LedgerEvent::X402PaymentClaimed(claim),
-        metadata.clone(),
-        now,
-    );
-    let invoice_id = claimed.id;
-    let command = AppendCommand::single(stream.clone(), ExpectedVersion::NoStream, vec![claimed]);
-    match store.append(command).await {
-        Ok(Ok(_)) => {}
-        Ok(Err(AppendRejection::WrongVersion { .. })) => {
-            metrics::counter!("manabi_x402_payments_total", "outcome" => "replayed").increment(1);
-            return Outcome::Used;
-        }
-        Ok(Err(rejection)) => return Outcome::LedgerUnavailable(format!("{rejection:?}")),
-        Err(error) => return Outcome::LedgerUnavailable(error.to_string()),
-    }
+    let claimed = match take_claim(&state, &stream, claim, &metadata).await {
+        Ok(claimed) => claimed,
+        Err(outcome) => return outcome,
+    };
     let settled = match &state.x402 {
         Some(x402) => {
             x402.facilitator
                 .settle(version, &payment, requirements)
                 .await
         }
-        None => Err(facilitator::Unreachable("is not configured".to_owned())),
+        None => Err(facilitator::Unreachable::not_sent("is not configured")),
     };
-    let (event, outcome) = match settled {
-        Ok(response) if response.success && !response.transaction.is_empty() => (
-            LedgerEvent::X402PaymentSettled(X402PaymentSettled {
+    let outcome = match settled {
+        Ok(response) if response.success && !response.transaction.is_empty() => {
+            Outcome::Settled(response, claimed.invoice_id)
+        }
+        Ok(response) if response.success => {
+            Outcome::Unknown("the facilitator reported success without a transaction".to_owned())
+        }
+        // A refusal of the same payment presented again does not prove that its first
+        // settlement moved nothing: the chain refuses an authorization it already took.
+        Ok(response) if claimed.resumed => Outcome::Unknown(format!(
+            "the facilitator refused to settle it again ({})",
+            response.error_reason.unwrap_or_default()
+        )),
+        Ok(response) => Outcome::Failed(
+            response
+                .error_reason
+                .unwrap_or_else(|| "no reason given".to_owned()),
+        ),
+        Err(error) if error.delivered || claimed.resumed => Outcome::Unknown(error.to_string()),
+        Err(error) => Outcome::Failed(error.to_string()),
+    };
+    let event = match &outcome {
+        Outcome::Settled(response, _) => {
+            Some(LedgerEvent::X402PaymentSettled(X402PaymentSettled {
                 transaction: response.transaction.clone(),
                 network: response.network.clone(),
-            }),
-            Outcome::Settled(response, invoice_id),
-        ),
-        Ok(response) => {
-            let reason = response
-                .error_reason
-                .unwrap_or_else(|| "settlement reported no transaction".to_owned());
-            (
-                LedgerEvent::X402PaymentFailed(X402PaymentFailed {
-                    reason: reason.clone(),
-                }),
-                Outcome::Failed(reason),
-            )
+            }))
         }
-        Err(error) => (
-            LedgerEvent::X402PaymentFailed(X402PaymentFailed {
-                reason: error.to_string(),
-            }),
-            Outcome::Failed(error.to_string()),
-        ),
+        Outcome::Failed(reason) => Some(LedgerEvent::X402PaymentFailed(X402PaymentFailed {
+            reason: reason.clone(),
+        })),
+        // An unknown outcome is recorded once; presented again, only a settlement is.
+        Outcome::Unknown(reason) if !claimed.resumed => {
+            Some(LedgerEvent::X402SettlementUnknown(X402SettlementUnknown {
+                reason: reason.clone(),
+            }))
+        }
+        _ => None,
     };
-    let label = if matches!(outcome, Outcome::Settled(..)) {
-        // Revenue as operators read it on /metrics: the list price and what it came to.
-        metrics::counter!("manabi_x402_revenue_jpy_total")
-            .increment(u64::try_from(price_jpy).unwrap_or(0));
-        metrics::counter!("manabi_x402_revenue_atomic_total").increment(amount);
-        "settled"
-    } else {
-        "failed"
+    let label = match &outcome {
+        Outcome::Settled(..) => {
+            // Revenue as operators read it on /metrics: the list price and what it came to.
+            metrics::counter!("manabi_x402_revenue_jpy_total")
+                .increment(u64::try_from(price_jpy).unwrap_or(0));
+            metrics::counter!("manabi_x402_revenue_atomic_total").increment(amount);
+            "settled"
+        }
+        Outcome::Unknown(_) => "unknown",
+        _ => "failed",
     };
     metrics::counter!("manabi_x402_payments_total", "outcome" => label, "operation" => operation)
         .increment(1);
+    let Some(event) = event else {
+        return outcome;
+    };
     let record = AppendCommand::single(
         stream,
-        ExpectedVersion::Exact(0),
+        ExpectedVersion::Exact(claimed.version),
         vec![NewEvent::new(event, metadata, chrono::Utc::now())],
     );
-    let recorded = match store.append(record).await {
-        Ok(Ok(_)) => Ok(()),
-        Ok(Err(rejection)) => Err(rejection.to_string()),
-        Err(error) => Err(error.to_string()),
-    };
-    if let Err(error) = recorded {
-        // The money moved (or did not) whatever the record says; the claim stays, so
-        // the nonce cannot pay twice, and `ledger verify` lists the claim without outcome.
-        tracing::error!(%error, "recording an x402 settlement outcome failed");
+    match store.append(record).await {
+        Ok(Ok(_)) => {}
+        // Only a second presentation of a payment whose outcome was unknown can meet
+        // another outcome here; the chain took the authorization once, so that one stands.
+        Ok(Err(AppendRejection::WrongVersion { .. })) if claimed.resumed => return Outcome::Used,
+        Ok(Err(rejection)) => {
+            tracing::error!(%rejection, "recording an x402 settlement outcome failed");
+        }
+        Err(error) => {
+            // The money moved (or did not) whatever the record says; the claim stays, so
+            // the nonce cannot pay twice, and the statement lists it as unsettled.
+            tracing::error!(%error, "recording an x402 settlement outcome failed");
+        }
     }
     outcome
+}
+
+/// Step 5: the nonce claimed `NoStream` with the payment record. A nonce already claimed
+/// is refused, unless its settlement gave no answer and this is the same payment (the
+/// same operation, resource and amount) presented again: then it is settled again.
+async fn take_claim(
+    state: &AppState,
+    stream: &StreamName,
+    claim: X402PaymentClaimed,
+    metadata: &EventMetadata,
+) -> Result<Claimed, Outcome> {
+    let store = &state.ledger.store;
+    let event = NewEvent::new(
+        LedgerEvent::X402PaymentClaimed(claim.clone()),
+        metadata.clone(),
+        chrono::Utc::now(),
+    );
+    let invoice_id = event.id;
+    let command = AppendCommand::single(stream.clone(), ExpectedVersion::NoStream, vec![event]);
+    match store.append(command).await {
+        Ok(Ok(_)) => {
+            return Ok(Claimed {
+                invoice_id,
+                version: 0,
+                resumed: false,
+            });
+        }
+        Ok(Err(AppendRejection::WrongVersion { .. })) => {}
+        Ok(Err(rejection)) => return Err(Outcome::LedgerUnavailable(format!("{rejection:?}"))),
+        Err(error) => return Err(Outcome::LedgerUnavailable(error.to_string())),
+    }
+    let events = store
+        .read_stream_to_end(stream, 0)
+        .await
+        .map_err(|error| Outcome::LedgerUnavailable(error.to_string()))?;
+    let resumable = match events.as_slice() {
+        [first, second] => match (&first.event, &second.event) {
+            (LedgerEvent::X402PaymentClaimed(earlier), LedgerEvent::X402SettlementUnknown(_)) => {
+                (earlier.operation == claim.operation
+                    && earlier.resource_id == claim.resource_id
+                    && earlier.amount == claim.amount)
+                    .then_some(first.id)
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    match resumable {
+        Some(invoice_id) => Ok(Claimed {
+            invoice_id,
+            version: 1,
+            resumed: true,
+        }),
+        None => {
+            metrics::counter!("manabi_x402_payments_total", "outcome" => "replayed").increment(1);
+            Err(Outcome::Used)
+        }
+    }
 }
