@@ -33,7 +33,10 @@ pub struct Stats {
     /// vocabulary entries whose level lists disagree, `vocabulary_rows_unmatched`, the
     /// ungraded core rows present, entries with a frequency rank and without a level, and
     /// the frequent content words counted, present and listed; and the look-alike figures
-    /// (`quality::lookalikes`): JLPT kanji with a look-alike, pairs one-way or self.
+    /// (`quality::lookalikes`): JLPT kanji with a look-alike, pairs one-way or self; and
+    /// the seed fields (`fields`): grammar points that conjugate and with forms, verbs and
+    /// adjectives with a table, keigo marked and given, loanwords with source language
+    /// and word; lesson questions that give their answer away.
     pub quality: BTreeMap<String, usize>,
 }
 
@@ -197,6 +200,7 @@ pub fn stats(artifact: &Artifact) -> serde_json::Result<Stats> {
     let (relationship_types, history_relationship_types) = relationship_types(artifact);
     let mut quality = crate::quality::levels(artifact).figures;
     quality.extend(crate::quality::lookalikes(artifact).figures);
+    quality.extend(crate::fields::measure(artifact).figures);
     let mut coverage = tally.coverage();
     coverage.extend(frequent_shares(&quality));
     Ok(Stats {

@@ -189,13 +189,22 @@ fn check_lookalikes(artifact: &Artifact, problems: &mut Problems) {
     }
 }
 
+/// The seed fields: conjugation of inflecting grammar points and of verbs and
+/// adjectives, keigo wherever JMdict marks it (see `fields`).
+fn check_fields(artifact: &Artifact, problems: &mut Problems) {
+    for problem in crate::fields::measure(artifact).problems {
+        problems.push(problem);
+    }
+}
+
 /// Runs every check.
 pub fn verify(artifact: &Artifact) -> Problems {
     let mut problems = Problems::default();
     if artifact.manifest.is_none() {
         problems.push("no manifest".to_string());
     }
-    let checks: [&dyn Fn(&mut Problems); 10] = [
+    let checks: [&dyn Fn(&mut Problems); 11] = [
+        &|p| check_fields(artifact, p),
         &|p| check_ids(artifact, p),
         &|p| check_relations(artifact, p),
         &|p| check_documents(artifact, p),

@@ -704,7 +704,10 @@ impl EmbeddedIndex {
             } else {
                 Tier::Typo
             };
-            self.record(u64::from(term), |_| Some(tier), matches);
+            // A loose key is no typo target (see `dictionary_of`): a term that another
+            // entry holds in a typed field must not bring its loose postings along.
+            let typed = |field: Field| (field != Field::Loose).then_some(tier);
+            self.record(u64::from(term), typed, matches);
         });
     }
 
@@ -724,7 +727,8 @@ impl EmbeddedIndex {
             variant.push(chars[at - 1]);
             variant.extend(&chars[at + 1..]);
             if let Some(term) = self.terms.get(&variant) {
-                self.record(term, |_| Some(Tier::Typo), matches);
+                let typed = |field: Field| (field != Field::Loose).then_some(Tier::Typo);
+                self.record(term, typed, matches);
             }
         }
     }

@@ -198,6 +198,7 @@ mod tests {
             keigo: None,
             priority: priority.iter().map(|p| (*p).to_owned()).collect(),
             frequency_rank,
+            conjugation: None,
             examples: Vec::new(),
             kanji: Vec::new(),
         }

@@ -38,7 +38,7 @@ pub fn to_learnable(
         variants: point.variants.clone(),
         meaning: point.meaning.clone(),
         formation: point.formation.clone(),
-        conjugation: point.conjugation.clone(),
+        conjugation: conjugation(point),
         register: point.register,
         notes: point.notes.clone(),
         level: GrammarLevel {
@@ -73,6 +73,20 @@ pub fn to_learnable(
         sources: citations(point, examples, versions),
         cross_checks: Vec::new(),
     }
+}
+
+/// The editors' forms of the pattern, or when they wrote none and the pattern ends in an
+/// inflecting word, the forms made by rule (`conjugation::pattern_forms`).
+fn conjugation(point: &Point) -> Vec<String> {
+    if !point.conjugation.is_empty() {
+        return point.conjugation.clone();
+    }
+    crate::conjugation::pattern_forms(&point.pattern).unwrap_or_default()
+}
+
+/// True when the pattern's forms are made by rule, not written by the editors.
+fn conjugated_by_rule(point: &Point) -> bool {
+    point.conjugation.is_empty() && crate::conjugation::pattern_forms(&point.pattern).is_some()
 }
 
 fn example(sentence: &Sentence) -> ExampleSentence {
@@ -121,11 +135,15 @@ fn script_of(text: &str) -> Script {
 }
 
 fn tags(point: &Point) -> Vec<String> {
-    vec![
+    let mut tags = vec![
         format!("jlpt-n{}", point.level.get()),
         format!("register-{}", point.register.as_str()),
         format!("level-source-{}", point.level_source.as_str()),
-    ]
+    ];
+    if conjugated_by_rule(point) {
+        tags.push("conjugation-by-rule".to_owned());
+    }
+    tags
 }
 
 fn citations(point: &Point, examples: &[&Sentence], versions: &SourceVersions) -> Vec<Citation> {
@@ -139,6 +157,7 @@ fn citations(point: &Point, examples: &[&Sentence], versions: &SourceVersions) -
         "notes",
     ]
     .into_iter()
+    .filter(|field| *field != "conjugation" || !conjugated_by_rule(point))
     .chain(["related"])
     .map(str::to_owned)
     .collect();

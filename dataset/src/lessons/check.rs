@@ -1,10 +1,11 @@
 //! Checks of the teaching layer, run by `dataset verify` on the artifact and by the tests
 //! on built content: links and references resolve, each question has exactly one correct
-//! choice, journeys are acyclic and complete.
+//! choice and no choice that gives it away (by script, or a fragment), journeys are
+//! acyclic and complete.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use manabi_schemas::lesson::{Journey, Lesson, World};
+use manabi_schemas::lesson::{Journey, Lesson, Question, World};
 use manabi_schemas::markup;
 
 use manabi_artifact::Artifact;
@@ -17,6 +18,64 @@ fn unresolved_links(strings: &[&str], exists: &dyn Fn(&str) -> bool) -> Vec<Stri
         .filter(|link| !exists(link.id))
         .map(|link| link.id.to_string())
         .collect()
+}
+
+/// The written form of a choice as a learner sees it at a glance: with kanji, katakana
+/// only, hiragana only, mixed kana, or Latin letters. Choices of one question share it, so
+/// none stands out by its script.
+pub fn form(text: &str) -> &'static str {
+    let (mut kanji, mut hiragana, mut katakana, mut latin) = (false, false, false, false);
+    for c in text.chars() {
+        match c {
+            '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '々' => kanji = true,
+            '\u{3041}'..='\u{309F}' => hiragana = true,
+            '\u{30A1}'..='\u{30FA}' => katakana = true,
+            c if c.is_alphabetic() => latin = true,
+            _ => {}
+        }
+    }
+    match (kanji, hiragana, katakana, latin) {
+        (true, ..) => "kanji",
+        (false, true, true, _) => "mixed kana",
+        (false, true, false, _) => "hiragana",
+        (false, false, true, _) => "katakana",
+        _ => "latin",
+    }
+}
+
+/// True when brackets of the text do not pair up: a piece cut out of a longer pattern.
+fn is_fragment(text: &str) -> bool {
+    let pairs = [('(', ')'), ('（', '）'), ('「', '」'), ('[', ']')];
+    pairs.iter().any(|(open, close)| {
+        let mut depth = 0i32;
+        for c in text.chars() {
+            if c == *open {
+                depth += 1;
+            } else if c == *close {
+                depth -= 1;
+                if depth < 0 {
+                    return true;
+                }
+            }
+        }
+        depth != 0
+    })
+}
+
+/// Why a question can be answered without knowing the answer: the answer alone in its
+/// script, or a choice that is a fragment.
+pub fn give_away(question: &Question) -> Option<String> {
+    if let Some(fragment) = question.choices.iter().find(|c| is_fragment(c)) {
+        return Some(format!("choice “{fragment}” is a fragment"));
+    }
+    let answer = form(&question.answer);
+    let alone = question.choices.len() > 1
+        && question
+            .choices
+            .iter()
+            .filter(|c| **c != question.answer)
+            .all(|c| form(c) != answer);
+    alone.then(|| format!("the answer is the only choice in {answer}"))
 }
 
 /// Problems of one lesson.
@@ -32,6 +91,9 @@ pub fn lesson(lesson: &Lesson, exists: &dyn Fn(&str) -> bool) -> Vec<String> {
                 "lesson {id} {}: {correct} choices equal the answer, not 1",
                 question.id
             ));
+        }
+        if let Some(reason) = give_away(question) {
+            problems.push(format!("lesson {id} {}: {reason}", question.id));
         }
         if !exists(&question.learnable) {
             problems.push(format!(

@@ -7,6 +7,7 @@ use manabi_schemas::lesson::{Question, QuestionKind};
 use manabi_schemas::markup::link;
 use manabi_schemas::{Learnable, LearnableBody};
 
+use super::check;
 use super::items::{self, stable_hash};
 
 /// Every question has this many choices when the pool allows.
@@ -46,7 +47,10 @@ impl<'a> Pools<'a> {
             if candidate.id == target.id || clashes(candidate) {
                 continue;
             }
-            let Some(shown) = show(candidate).filter(|s| !s.is_empty()) else {
+            // A choice of another script than the answer would give the answer away.
+            let Some(shown) =
+                show(candidate).filter(|s| !s.is_empty() && check::form(s) == check::form(answer))
+            else {
                 continue;
             };
             if shown != answer && !picked.contains(&shown) {
@@ -85,9 +89,20 @@ fn show_pattern_core(learnable: &Learnable) -> Option<String> {
     learnable.pattern.as_deref().map(pattern_core)
 }
 
-/// The fixed words of a pattern: `〜てから` → `てから`, `あまり〜ない` → `あまり`.
+/// The fixed words of a pattern, notes in brackets left out: `〜てから` → `てから`,
+/// `あまり〜ない` → `あまり`, `(なんと)〜ことか` → `ことか`.
 fn pattern_core(pattern: &str) -> String {
-    let pieces = pattern.split(['〜', '～', '(', '（', '/', '／']);
+    let mut outside = String::new();
+    let mut depth = 0usize;
+    for c in pattern.chars() {
+        match c {
+            '(' | '（' => depth += 1,
+            ')' | '）' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => outside.push(c),
+            _ => {}
+        }
+    }
+    let pieces = outside.split(['〜', '～', '/', '／']);
     let longest = pieces.max_by_key(|p| p.chars().count()).unwrap_or_default();
     longest.trim().to_string()
 }
@@ -295,6 +310,7 @@ mod tests {
     fn pattern_core_keeps_the_fixed_words() {
         assert_eq!(pattern_core("〜てから"), "てから");
         assert_eq!(pattern_core("あまり〜ない"), "あまり");
+        assert_eq!(pattern_core("(なんと)〜ことか"), "ことか");
     }
 
     #[test]

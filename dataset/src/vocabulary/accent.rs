@@ -44,6 +44,8 @@ pub struct Analysis {
     pub nuclei: Vec<u8>,
     /// Word-origin class (UniDic only).
     pub origin: Option<OriginClass>,
+    /// A loanword's source word, from the Latin part of UniDic's lemma (`コーヒー-coffee`).
+    pub source_word: Option<String>,
     /// Index of the token the primary accent comes from, for the citation.
     pub token: u32,
 }
@@ -240,9 +242,13 @@ fn unidic_analysis(tokens: &[(u32, Vec<String>)]) -> Option<Analysis> {
     let origin = ranked
         .iter()
         .find_map(|(_, f)| origin_class(field(f, unidic_field::GOSHU)));
+    let source_word = ranked
+        .iter()
+        .find_map(|(_, f)| loan_source_word(field(f, unidic_field::LEMMA)));
     Some(Analysis {
         nuclei,
         origin,
+        source_word,
         token: *token,
     })
 }
@@ -270,6 +276,7 @@ fn naist_analysis(tokens: &[(u32, Vec<String>)]) -> Option<Analysis> {
     Some(Analysis {
         nuclei,
         origin: None,
+        source_word: None,
         token: **token,
     })
 }
@@ -295,6 +302,17 @@ pub fn parse_naist_accent(text: &str) -> Option<u8> {
     let nucleus: u8 = nucleus.trim().parse().ok()?;
     let morae: u8 = morae.trim().parse().ok()?;
     (nucleus <= morae).then_some(nucleus)
+}
+
+/// The source word UniDic appends to a loanword's lemma (`コーヒー-coffee` → coffee,
+/// `パン-pão` → pão); none for lemmas whose suffix is not a Latin word.
+fn loan_source_word(lemma: &str) -> Option<String> {
+    let (_, word) = lemma.split_once('-')?;
+    let latin = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| (c.is_alphabetic() && (c as u32) < 0x3000) || c == ' ' || c == '\'');
+    latin.then(|| word.to_owned())
 }
 
 /// UniDic `goshu`: 和 native, 漢 Sino-Japanese, 外 loanword, 混 mixed. 固 (proper noun),

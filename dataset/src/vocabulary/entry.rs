@@ -3,11 +3,12 @@
 use std::collections::BTreeMap;
 
 use manabi_schemas::WritingForm;
-use manabi_schemas::vocabulary::{Keigo, Sense, VocabularyReading};
+use manabi_schemas::vocabulary::{Conjugation, Keigo, Sense, VocabularyReading};
 use manabi_search::kana::to_romaji;
 
 use super::jmdict::{self, Entry, Gloss};
 use super::text::{is_kana, is_kanji, kanji_id, script_of};
+use crate::conjugation::{self, Class};
 
 /// JMdict's three-letter gloss languages and the locales they serve.
 pub const GLOSS_LOCALES: [(&str, &str); 8] = [
@@ -134,6 +135,37 @@ pub fn readings(entry: &Entry) -> Vec<VocabularyReading> {
             is_common: jmdict::is_common(&r.priority),
         })
         .collect()
+}
+
+/// The conjugation table of a word whose first sense is a verb, an adjective or a noun
+/// taking する (JMdict `vs`: the table of the noun + する), written as `label` is and read
+/// as the first reading that applies to it. A label that does not end as its reading
+/// does (送り仮名), 来る aside, gets no table rather than a wrong one.
+pub fn conjugation(
+    label: &str,
+    readings: &[VocabularyReading],
+    senses: &[Sense],
+) -> Option<Conjugation> {
+    let reading = readings
+        .iter()
+        .find(|r| r.applies_to.is_empty() || r.applies_to.iter().any(|a| a == label))?;
+    let reading = reading.text.as_str();
+    for pos in &senses.first()?.pos {
+        if pos == "vs" {
+            let (written, read) = (format!("{label}する"), format!("{reading}する"));
+            return Some(conjugation::table(&written, &read, Class::Suru));
+        }
+        let Some(class) = Class::from_jmdict(pos, reading) else {
+            continue;
+        };
+        let same_ending = match class {
+            Class::NaAdjective => true,
+            Class::Kuru => label.ends_with("来る") || label.ends_with("くる"),
+            _ => label.chars().last() == reading.chars().last(),
+        };
+        return same_ending.then(|| conjugation::table(label, reading, class));
+    }
+    None
 }
 
 /// The English senses, with parts of speech carried over from the previous sense when a

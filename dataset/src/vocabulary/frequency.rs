@@ -144,6 +144,10 @@ pub enum Skip {
     NoJmdictEntry,
     /// Every JMdict entry written so is a function word or proper name.
     NotContentInJmdict,
+    /// Every content entry written so is archaic, obsolete, rare, obscure, vulgar or rude
+    /// in its first sense: the token is a piece of a longer word (婚 of 結婚 is not 婚
+    /// よばい, an archaic night visit), or not a word to teach.
+    OnlyMarkedSenses,
 }
 
 impl Skip {
@@ -155,6 +159,7 @@ impl Skip {
             Skip::NotContentInNaist => "not-content-in-naist-jdic",
             Skip::NoJmdictEntry => "no-jmdict-entry",
             Skip::NotContentInJmdict => "not-content-in-jmdict",
+            Skip::OnlyMarkedSenses => "only-marked-senses",
         }
     }
 }
@@ -334,11 +339,17 @@ fn decide(token: &str, index: &FormIndex, inputs: &Inputs, added: &BTreeSet<usiz
     if let Some(outcome) = content.iter().chain(spelled).find_map(present) {
         return outcome;
     }
-    let best = content
+    let teachable: Vec<usize> = content
+        .iter()
+        .copied()
+        .filter(|&e| !has_marked_first_sense(&entries[e]))
+        .collect();
+    let best = teachable
         .into_iter()
         .min_by_key(|&e| (!entries[e].is_common(), entries[e].seq));
     match (best, inputs.exclusions.get(token)) {
         (None, _) if matched.is_empty() => Outcome::Skipped(Skip::NoJmdictEntry),
+        (None, _) if !content.is_empty() => Outcome::Skipped(Skip::OnlyMarkedSenses),
         (None, _) => Outcome::Skipped(Skip::NotContentInJmdict),
         (Some(entry), Some(reason)) => Outcome::Missing {
             entry,
@@ -350,6 +361,20 @@ fn decide(token: &str, index: &FormIndex, inputs: &Inputs, added: &BTreeSet<usiz
 
 fn is_japanese_letter(c: char) -> bool {
     is_kanji(c) || is_hiragana(c) || is_katakana(c)
+}
+
+/// JMdict's misc tags of senses a learner is not taught from a frequency list: archaic,
+/// obsolete, rare, obscure, vulgar, rude or X-rated, derogatory.
+pub const MARKED_SENSES: [&str; 7] = ["arch", "obs", "rare", "obsc", "vulg", "X", "derog"];
+
+/// True when the entry's first English sense carries one of [`MARKED_SENSES`].
+pub fn has_marked_first_sense(entry: &Entry) -> bool {
+    entry.english_senses().next().is_some_and(|sense| {
+        sense
+            .misc
+            .iter()
+            .any(|m| MARKED_SENSES.contains(&m.as_str()))
+    })
 }
 
 /// The parts of speech of the entry's first English sense.

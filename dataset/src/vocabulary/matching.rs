@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use manabi_search::kana::katakana_to_hiragana;
 
 use super::form_index::FormIndex;
+use super::frequency::has_marked_first_sense;
 use super::jmdict::Entry;
 use super::openjlpt::Word;
 use super::text::is_kana;
@@ -104,6 +105,8 @@ fn best_entry(word: &Word, entries: &[Entry], index: &FormIndex) -> Option<usize
         .find_map(|attempt| best_for(word, &attempt, entries, index))
 }
 
+/// The entry a row's attempt finds: written so and read so, first sense not marked
+/// archaic, obscure, rare or vulgar, then by shared meaning words, spelling and commonness.
 fn best_for(word: &Word, attempt: &Attempt, entries: &[Entry], index: &FormIndex) -> Option<usize> {
     attempt
         .forms
@@ -113,6 +116,9 @@ fn best_for(word: &Word, attempt: &Attempt, entries: &[Entry], index: &FormIndex
                 .candidates(form)
                 .into_iter()
                 .filter(|&candidate| reads_as(&entries[candidate], form, &attempt.readings))
+                // A row is not graded onto an archaic or obscure homograph (天皇 すめらぎ,
+                // 頃 けい, 直 なお for the adverb なお): better reported unmatched.
+                .filter(|&candidate| !has_marked_first_sense(&entries[candidate]))
         })
         .max_by_key(|&candidate| {
             let entry = &entries[candidate];

@@ -10,7 +10,7 @@
 mod accent;
 pub mod core;
 pub mod decisions;
-mod entry;
+pub mod entry;
 mod examples;
 mod form_index;
 pub mod frequency;
@@ -483,9 +483,11 @@ fn learnable(graded: &Graded, draft: Draft, examples: Vec<ExampleSentence>) -> B
     let pitch = pitch_accent(&draft);
     let etymology = etymology(entry, &draft);
     let keigo = entry::keigo(&draft.senses);
+    let readings = entry::readings(entry);
+    let conjugation = entry::conjugation(&draft.forms.label, &readings, &draft.senses);
     let detail = VocabularyDetail {
         jmdict_id: Some(entry.seq.to_string()),
-        readings: entry::readings(entry),
+        readings,
         glosses_by_locale: entry::glosses_by_locale(entry),
         pitch_accent: pitch.iter().cloned().collect(),
         etymology: etymology.clone(),
@@ -494,6 +496,7 @@ fn learnable(graded: &Graded, draft: Draft, examples: Vec<ExampleSentence>) -> B
         frequency_rank: graded.frequency.as_ref().map(|f| f.rank),
         kanji: entry::kanji_ids(&draft.forms),
         senses: draft.senses,
+        conjugation,
         examples,
     };
     let mut tags: Vec<String> = level.map(|l| format!("jlpt-n{l}")).into_iter().collect();
@@ -590,6 +593,15 @@ fn etymology(entry: &Entry, draft: &Draft) -> Option<Etymology> {
     if loan.is_some() {
         basis.push("jmdict".to_owned());
     }
+    // JMdict records few English source words; UniDic's lemma names most of them.
+    let unidic_word = draft
+        .unidic
+        .as_ref()
+        .and_then(|a| a.source_word.clone())
+        .filter(|_| loan.and_then(|l| l.word.as_ref()).is_none());
+    if unidic_word.is_some() {
+        basis.push(format!("{UNIDIC}-lemma"));
+    }
     let parts = if loan.is_none() {
         draft.compound_origin
     } else {
@@ -599,7 +611,7 @@ fn etymology(entry: &Entry, draft: &Draft) -> Option<Etymology> {
     Some(Etymology {
         class,
         source_language: loan.map(|source| source.language.clone()),
-        source_word: loan.and_then(|source| source.word.clone()),
+        source_word: loan.and_then(|source| source.word.clone()).or(unidic_word),
         wasei: loan.is_some_and(|source| source.wasei),
         basis,
     })

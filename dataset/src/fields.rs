@@ -1,0 +1,169 @@
+//! The seed fields a teacher relies on, measured on the artifact for `verify` (problems)
+//! and `stats` (figures): conjugation of every grammar point whose pattern ends in an
+//! inflecting word and a table for every verb and adjective; the keigo register of every
+//! word JMdict marks honorific, humble or polite; no word whose first sense is archaic,
+//! obscure, rare or vulgar (neither a list row nor a frequent token is matched to one); and how many loanwords name their
+//! source language (JMdict's `lsource`) and source word (JMdict or UniDic); and how many
+//! lesson questions give their answer away (each one is a problem of `lessons::check`).
+
+use manabi_schemas::vocabulary::{OriginClass, VocabularyDetail};
+use manabi_schemas::{Learnable, LearnableBody, LearnableType};
+
+use manabi_schemas::lesson::Lesson;
+
+use crate::conjugation::{Class, pattern_forms};
+use crate::lessons::check::give_away;
+use crate::quality::LevelQuality;
+use crate::vocabulary::entry;
+use crate::vocabulary::frequency::MARKED_SENSES;
+use manabi_artifact::Artifact;
+
+/// JMdict's keigo tags.
+const KEIGO_TAGS: [&str; 3] = ["hon", "hum", "pol"];
+
+fn documents(artifact: &Artifact, kind: LearnableType) -> impl Iterator<Item = Learnable> + '_ {
+    artifact
+        .learnables
+        .iter()
+        .filter(move |l| l.summary.kind == kind)
+        .filter_map(|l| serde_json::from_str(&l.json).ok())
+}
+
+/// Measures the fields; see the module documentation.
+pub fn measure(artifact: &Artifact) -> LevelQuality {
+    let mut quality = LevelQuality::default();
+    grammar(artifact, &mut quality);
+    vocabulary(artifact, &mut quality);
+    let give_aways = artifact
+        .lessons
+        .iter()
+        .filter_map(|raw| serde_json::from_str::<Lesson>(&raw.json).ok())
+        .flat_map(|lesson| lesson.questions)
+        .filter(|question| give_away(question).is_some())
+        .count();
+    quality
+        .figures
+        .insert("lesson_questions_giving_away".to_owned(), give_aways);
+    quality
+}
+
+fn grammar(artifact: &Artifact, quality: &mut LevelQuality) {
+    let (mut conjugating, mut with_forms) = (0, 0);
+    for learnable in documents(artifact, LearnableType::Grammar) {
+        let LearnableBody::Grammar(detail) = &learnable.body else {
+            continue;
+        };
+        if pattern_forms(&detail.pattern).is_none() && detail.conjugation.is_empty() {
+            continue;
+        }
+        conjugating += 1;
+        if detail.conjugation.is_empty() {
+            quality.problems.push(format!(
+                "grammar {}: {} ends in an inflecting word but lists no forms",
+                learnable.id, detail.pattern
+            ));
+        } else {
+            with_forms += 1;
+        }
+    }
+    quality
+        .figures
+        .insert("grammar_conjugating".to_owned(), conjugating);
+    quality
+        .figures
+        .insert("grammar_conjugating_with_forms".to_owned(), with_forms);
+}
+
+/// True when the word's first sense is a verb, adjective or noun taking する that the
+/// rules conjugate.
+fn conjugates(detail: &VocabularyDetail) -> bool {
+    let reading = detail.readings.first().map_or("", |r| r.text.as_str());
+    detail.senses.first().is_some_and(|sense| {
+        sense
+            .pos
+            .iter()
+            .any(|pos| pos == "vs" || Class::from_jmdict(pos, reading).is_some())
+    })
+}
+
+fn vocabulary(artifact: &Artifact, quality: &mut LevelQuality) {
+    let mut figures = [0usize; 7];
+    let [
+        conjugating,
+        tables,
+        keigo_marked,
+        keigo,
+        loanwords,
+        with_language,
+        with_word,
+    ] = &mut figures;
+    for learnable in documents(artifact, LearnableType::Vocabulary) {
+        let LearnableBody::Vocabulary(detail) = &learnable.body else {
+            continue;
+        };
+        let label = learnable.label.as_deref().unwrap_or_default();
+        let expected = entry::conjugation(label, &detail.readings, &detail.senses);
+        if conjugates(detail) {
+            *conjugating += 1;
+        }
+        if detail.conjugation.is_some() {
+            *tables += 1;
+        }
+        if expected != detail.conjugation {
+            quality.problems.push(format!(
+                "vocabulary {}: its conjugation is not the table the rules give",
+                learnable.id
+            ));
+        }
+        let first_marked = detail
+            .senses
+            .first()
+            .is_some_and(|s| s.misc.iter().any(|m| MARKED_SENSES.contains(&m.as_str())));
+        if first_marked {
+            quality.problems.push(format!(
+                "vocabulary {}: its first sense is marked {:?}: not a word to teach",
+                learnable.id, detail.senses[0].misc
+            ));
+        }
+        let marked = detail
+            .senses
+            .iter()
+            .any(|s| s.misc.iter().any(|m| KEIGO_TAGS.contains(&m.as_str())));
+        if marked {
+            *keigo_marked += 1;
+            if detail.keigo.is_some() {
+                *keigo += 1;
+            } else {
+                quality.problems.push(format!(
+                    "vocabulary {}: JMdict marks it keigo but it has no register",
+                    learnable.id
+                ));
+            }
+        }
+        if let Some(etymology) = detail
+            .etymology
+            .as_ref()
+            .filter(|e| e.class == OriginClass::Gairaigo)
+        {
+            *loanwords += 1;
+            if etymology.source_language.is_some() {
+                *with_language += 1;
+            }
+            if etymology.source_word.is_some() {
+                *with_word += 1;
+            }
+        }
+    }
+    let names = [
+        "vocabulary_conjugating",
+        "vocabulary_conjugation_tables",
+        "vocabulary_keigo_marked",
+        "vocabulary_keigo",
+        "vocabulary_loanwords",
+        "vocabulary_loanwords_with_language",
+        "vocabulary_loanwords_with_source_word",
+    ];
+    for (name, value) in names.into_iter().zip(figures) {
+        quality.figures.insert(name.to_owned(), value);
+    }
+}
