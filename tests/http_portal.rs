@@ -8,13 +8,14 @@ use manabi_tests as common;
 
 use chrono::{Duration, Utc};
 use common::ledger::{Backend, fresh_db, store};
+use common::proxy::TcpProxy;
 use common::smtp::SmtpSink;
 use common::stripe::FakeStripe;
 use common::{TestApp, spawn_app_with};
 use manabi_api::portal::session::link_stream;
 use manabi_ledger::store::{AppendCommand, ExpectedVersion, NewEvent};
 use manabi_ledger::{EventStore, StreamName};
-use manabi_schemas::events::{EventMetadata, LedgerEvent, SignInLinkIssued};
+use manabi_schemas::events::{EventMetadata, LedgerEvent, SignInLinkIssued, StripePaymentLinked};
 use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
 
 /// A client that keeps redirects visible.
@@ -38,11 +39,22 @@ impl Portal {
     }
 
     async fn start_with(extra: &[(&str, &str)]) -> Portal {
+        Portal::start_on(Backend::Sqlite, extra).await
+    }
+
+    async fn start_on(backend: Backend, extra: &[(&str, &str)]) -> Portal {
+        let db = fresh_db(backend).await;
+        let url = db.url.clone();
+        Portal::serve(db, &url, extra).await
+    }
+
+    /// A server whose ledger is `db`, reached at `served_url` (the database's own
+    /// address, or a proxy in front of it).
+    async fn serve(db: common::ledger::TestDb, served_url: &str, extra: &[(&str, &str)]) -> Portal {
         let sink = SmtpSink::start().await;
-        let db = fresh_db(Backend::Sqlite).await;
         let mut env = vec![
             ("MANABI_SMTP_URL", sink.url.as_str()),
-            ("MANABI_DATABASE_URL", db.url.as_str()),
+            ("MANABI_DATABASE_URL", served_url),
             ("MANABI_KEY_RATE_PER_SEC", "0"),
         ];
         env.extend_from_slice(extra);
@@ -85,22 +97,29 @@ impl Portal {
     /// Confirms a link from its confirmation page's form: the session cookie, or the
     /// refusal status.
     async fn confirm(&self, secret: &str, planted: Option<&str>) -> Result<String, u16> {
-        let csrf = self.signed_out_csrf().await;
-        let mut cookies = format!("manabi_csrf={csrf}");
-        if let Some(planted) = planted {
-            cookies.push_str(&format!("; manabi_session={planted}"));
-        }
-        let request = self
-            .http
-            .post(self.url("/developers/sign-in/confirm"))
-            .header(COOKIE, cookies)
-            .form(&[("token", secret), ("csrf", csrf.as_str())]);
-        let response = request.send().await.unwrap();
+        let extra = planted.map(|planted| format!("manabi_session={planted}"));
+        let response = self.confirm_with(secret, extra.as_deref()).await;
         if response.status() != 303 {
             return Err(response.status().as_u16());
         }
         assert_eq!(response.headers()[LOCATION], "/developers");
         Ok(cookie_value(&response, "manabi_session").expect("a session cookie"))
+    }
+
+    /// Posts the confirmation form of a link, sending `extra` cookies along.
+    async fn confirm_with(&self, secret: &str, extra: Option<&str>) -> reqwest::Response {
+        let csrf = self.signed_out_csrf().await;
+        let mut cookies = format!("manabi_csrf={csrf}");
+        if let Some(extra) = extra {
+            cookies.push_str(&format!("; {extra}"));
+        }
+        self.http
+            .post(self.url("/developers/sign-in/confirm"))
+            .header(COOKIE, cookies)
+            .form(&[("token", secret), ("csrf", csrf.as_str())])
+            .send()
+            .await
+            .unwrap()
     }
 
     async fn sign_in(&self, email: &str) -> String {
@@ -269,9 +288,10 @@ async fn a_mailed_link_signs_in_once_and_keys_are_created_and_revoked() {
     assert!(html.contains("Email me a sign-in link"), "signed out");
 }
 
-#[tokio::test]
-async fn an_operator_made_account_is_claimed_by_its_email() {
-    let portal = Portal::start().await;
+/// The read models are not projected at all here (no projector runs), as when a sign-in
+/// comes before the projector has caught up: the account is found in the ledger anyway.
+async fn an_operator_made_account_is_claimed_by_its_email(backend: Backend) {
+    let portal = Portal::start_on(backend, &[("MANABI_RUN_PROJECTOR", "false")]).await;
     let made = common::admin(
         &portal.db.url,
         &["account", "create", "--email", "ops@example.com"],
@@ -291,8 +311,6 @@ async fn an_operator_made_account_is_claimed_by_its_email() {
             "grant",
         ],
     );
-    // The embedded projector makes the account visible to the sign-in.
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let session = portal.sign_in("OPS@example.com").await;
     let html = portal.dashboard(&session).await;
     assert!(
@@ -303,6 +321,35 @@ async fn an_operator_made_account_is_claimed_by_its_email() {
     // Signing in again reaches the same account.
     let again = portal.sign_in("ops@example.com").await;
     assert!(portal.dashboard(&again).await.contains(&account_id));
+    // Another address gets an account of its own.
+    let other = portal.sign_in("someone@example.com").await;
+    assert!(!portal.dashboard(&other).await.contains(&account_id));
+}
+
+#[tokio::test]
+async fn an_operator_made_account_is_claimed_by_its_email_before_any_projection_sqlite() {
+    an_operator_made_account_is_claimed_by_its_email(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn an_operator_made_account_is_claimed_by_its_email_before_any_projection_postgres() {
+    an_operator_made_account_is_claimed_by_its_email(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn a_sign_in_link_records_the_client_that_asked_for_it() {
+    let portal = Portal::start().await;
+    let secret = portal.mailed_link("who@example.com").await;
+    let store = store(&portal.db).await;
+    let events = store
+        .read_stream(&link_stream(&secret), 0, 1)
+        .await
+        .unwrap();
+    assert!(matches!(events[0].event, LedgerEvent::SignInLinkIssued(_)));
+    assert_eq!(
+        events[0].metadata.actor.as_deref(),
+        Some("client:127.0.0.1")
+    );
 }
 
 #[tokio::test]
@@ -456,17 +503,21 @@ fn balance_of(html: &str) -> i64 {
 /// A portal with the Stripe stand-in wired both ways.
 async fn with_stripe() -> (Portal, FakeStripe) {
     let stripe = FakeStripe::start().await;
-    let portal = Portal::start_with(&[
+    let portal = Portal::start_with(&stripe_settings(&stripe)).await;
+    stripe.set_webhook(&portal.url("/stripe/webhook"));
+    (portal, stripe)
+}
+
+/// The settings that point a server at the Stripe stand-in.
+fn stripe_settings(stripe: &FakeStripe) -> [(&str, &str); 3] {
+    [
         ("MANABI_STRIPE_API_URL", stripe.url.as_str()),
         ("MANABI_STRIPE_SECRET_KEY", common::stripe::SECRET_KEY),
         (
             "MANABI_STRIPE_WEBHOOK_SECRET",
             common::stripe::WEBHOOK_SECRET,
         ),
-    ])
-    .await;
-    stripe.set_webhook(&portal.url("/stripe/webhook"));
-    (portal, stripe)
+    ]
 }
 
 /// Starts the checkout of `pack`: the Stripe session id it redirects to.
@@ -543,6 +594,130 @@ async fn a_session_paid_for_another_amount_credits_nothing() {
         credited >= price && credited < 2 * price,
         "only the first session: {credited}"
     );
+}
+
+/// A refusal of the credit other than "this session was credited already" (here the
+/// payment already points at another session) is answered 503, so Stripe delivers again;
+/// nothing is credited.
+#[tokio::test]
+async fn a_credit_the_ledger_refuses_for_another_reason_is_retried_by_stripe() {
+    let (portal, stripe) = with_stripe().await;
+    let session = portal.sign_in("clash@example.com").await;
+    let id = checkout(&portal, &session, "starter").await;
+    let store = store(&portal.db).await;
+    let linked = LedgerEvent::StripePaymentLinked(StripePaymentLinked {
+        session_id: "cs_test_another".to_owned(),
+    });
+    store
+        .append(AppendCommand::single(
+            StreamName::new(format!("stripe-payment-pi_{id}")),
+            ExpectedVersion::NoStream,
+            vec![NewEvent::new(linked, EventMetadata::default(), Utc::now())],
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stripe.pay(&id).await, 503, "not \"already credited\"");
+    assert_eq!(balance_of(&portal.dashboard(&session).await), 0);
+    let checkout_events = store
+        .read_stream(&StreamName::new(format!("stripe-checkout-{id}")), 0, 10)
+        .await
+        .unwrap();
+    assert_eq!(checkout_events.len(), 1, "no completion recorded");
+}
+
+/// While the ledger cannot be reached a paid session's webhook is answered 503 (Stripe
+/// retries); delivered again once the ledger is back, it is credited, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_the_ledger_cannot_record_is_credited_when_stripe_retries() {
+    let stripe = FakeStripe::start().await;
+    let db = fresh_db(Backend::Postgres).await;
+    let (head, tail) = db.url.split_once('@').expect("user@host");
+    let (host, path) = tail.split_once('/').expect("host/db");
+    let proxy = TcpProxy::start(host).await;
+    let proxied = format!("{head}@{}/{path}", proxy.address);
+    let portal = Portal::serve(db, &proxied, &stripe_settings(&stripe)).await;
+    stripe.set_webhook(&portal.url("/stripe/webhook"));
+    let session = portal.sign_in("outage@example.com").await;
+    let id = checkout(&portal, &session, "starter").await;
+    proxy.stop();
+    let status = stripe.pay(&id).await;
+    assert!(
+        (500..600).contains(&status),
+        "a 5xx Stripe retries: {status}"
+    );
+    proxy.resume().await;
+    let (body, _) = stripe.delivered().pop().unwrap();
+    let mut retried = 0;
+    for _ in 0..50 {
+        retried = stripe.redeliver(&body).await;
+        if retried == 200 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert_eq!(retried, 200, "credited once the ledger is back");
+    assert_eq!(stripe.redeliver(&body).await, 200);
+    let price = stripe.session(&id).unwrap()["amount_total"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(balance_of(&portal.dashboard(&session).await), price);
+}
+
+/// A partial refund takes back its share of the pack's points (rounded down), the full
+/// refund after it the rest: the pack's points in all, once, however often Stripe
+/// delivers either. Points credited otherwise stay.
+#[tokio::test]
+async fn partial_refunds_take_back_their_share_once() {
+    let (portal, stripe) = with_stripe().await;
+    let session = portal.sign_in("refunds@example.com").await;
+    let id = checkout(&portal, &session, "standard").await;
+    assert_eq!(stripe.pay(&id).await, 200);
+    let account_id = stripe.session(&id).unwrap()["client_reference_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    common::admin(
+        &portal.db.url,
+        &[
+            "topup",
+            "--account",
+            &account_id,
+            "--points",
+            "100",
+            "--idempotency-key",
+            "extra",
+            "--kind",
+            "grant",
+        ],
+    );
+    // The standard pack: 5000 points and 250 bonus for 5000 yen.
+    let (portal, session) = (&portal, session.as_str());
+    let balance = move || async move { balance_of(&portal.dashboard(session).await) };
+    assert_eq!(balance().await, 5_350);
+    assert_eq!(stripe.refund_up_to(&id, 1_234).await, 200);
+    assert_eq!(
+        balance().await,
+        5_350 - 1_295,
+        "⌊5250 × 1234 / 5000⌋ taken back"
+    );
+    let (partial, _) = stripe.delivered().pop().unwrap();
+    assert_eq!(stripe.redeliver(&partial).await, 200);
+    assert_eq!(
+        balance().await,
+        5_350 - 1_295,
+        "a replay takes nothing more"
+    );
+    assert_eq!(stripe.refund_up_to(&id, 5_000).await, 200);
+    assert_eq!(balance().await, 100, "the rest of the pack");
+    let (full, _) = stripe.delivered().pop().unwrap();
+    for body in [&full, &partial, &full] {
+        assert_eq!(stripe.redeliver(body).await, 200);
+    }
+    assert_eq!(balance().await, 100, "the pack's points in all, once");
+    let store = store(&portal.db).await;
+    let report = common::ledger::verified_when_caught_up(&store).await;
+    assert!(report.ok, "{report:?}");
 }
 
 #[tokio::test]
@@ -729,17 +904,7 @@ async fn an_mcp_client_authorized_with_oauth_calls_like_a_key_until_revoked() {
         metadata["code_challenge_methods_supported"],
         serde_json::json!(["S256"])
     );
-    let registered: serde_json::Value = portal
-        .http
-        .post(portal.url("/oauth/register"))
-        .json(&serde_json::json!({"client_name": "Test Agent", "redirect_uris": ["http://127.0.0.1:9/cb"]}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let client_id = registered["client_id"].as_str().unwrap().to_owned();
+    let client_id = register_client(&portal, "Test Agent").await;
     let session = portal.sign_in("agent-owner@example.com").await;
     let html = portal.dashboard(&session).await;
     let marker = "--account ";
@@ -965,4 +1130,296 @@ async fn signing_out_everywhere_ends_every_session() {
             .await
             .contains("Hello, everywhere@example.com")
     );
+}
+
+/// Registers a public OAuth client returning to `http://127.0.0.1:9/cb`: its id.
+async fn register_client(portal: &Portal, name: &str) -> String {
+    let registration =
+        serde_json::json!({"client_name": name, "redirect_uris": ["http://127.0.0.1:9/cb"]});
+    let registered: serde_json::Value = portal
+        .http
+        .post(portal.url("/oauth/register"))
+        .json(&registration)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    registered["client_id"].as_str().unwrap().to_owned()
+}
+
+/// The signed-in person allows `client_id` on the consent page: the access token the
+/// code is exchanged for.
+async fn allowed_access_token(portal: &Portal, session: &str, client_id: &str) -> String {
+    let verifier = "v".repeat(50);
+    let resource = portal.url("/mcp");
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    query
+        .append_pair("response_type", "code")
+        .append_pair("client_id", client_id)
+        .append_pair("redirect_uri", "http://127.0.0.1:9/cb")
+        .append_pair("code_challenge", &challenge_of(&verifier))
+        .append_pair("code_challenge_method", "S256")
+        .append_pair("resource", &resource);
+    let page = portal
+        .http
+        .get(portal.url(&format!("/oauth/authorize?{}", query.finish())))
+        .header(COOKIE, format!("manabi_session={session}"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut form = consent_fields(&page);
+    form.push(("decision".to_owned(), "allow".to_owned()));
+    let allowed = portal
+        .http
+        .post(portal.url("/oauth/authorize"))
+        .header(COOKIE, format!("manabi_session={session}"))
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    let location = allowed.headers()[LOCATION].to_str().unwrap().to_owned();
+    let code = location
+        .split("code=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap();
+    let tokens: serde_json::Value = portal
+        .http
+        .post(portal.url("/oauth/token"))
+        .form(&[
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", "http://127.0.0.1:9/cb"),
+            ("client_id", client_id),
+            ("code_verifier", &verifier),
+            ("resource", &resource),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    tokens["access_token"]
+        .as_str()
+        .expect("an access token")
+        .to_owned()
+}
+
+/// The state column of the dashboard's row of the key named `name`.
+fn key_state<'a>(html: &'a str, name: &str) -> &'a str {
+    let row = html
+        .split("<tr>")
+        .find(|row| row.starts_with(&format!("<td>{name}</td>")))
+        .unwrap_or_else(|| panic!("a row for the key {name}"));
+    row.split("<td>")
+        .nth(6)
+        .and_then(|cell| cell.split("</td>").next())
+        .expect("a state cell")
+}
+
+/// Signing out everywhere revokes the keys OAuth grants act as, found by the grants'
+/// records; a key the person named like a grant's is theirs and stays.
+#[tokio::test]
+async fn signing_out_everywhere_revokes_the_grants_keys_and_no_other() {
+    let portal = Portal::start().await;
+    let session = portal.sign_in("grants@example.com").await;
+    let csrf = csrf_field(&portal.dashboard(&session).await);
+    let created = portal
+        .post(
+            &session,
+            "/developers/keys",
+            &[("csrf", &csrf), ("name", "OAuth: mine")],
+        )
+        .await;
+    assert_eq!(created.status(), 200);
+    let client_id = register_client(&portal, "Test Agent").await;
+    let access = allowed_access_token(&portal, &session, &client_id).await;
+    assert_ne!(mcp_call(&portal, &access, "/mcp").await.status(), 401);
+    let ended = portal
+        .post(
+            &session,
+            "/developers/sign-out-everywhere",
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(ended.status(), 303);
+    assert_eq!(mcp_call(&portal, &access, "/mcp").await.status(), 401);
+    let again = portal.sign_in("grants@example.com").await;
+    let html = portal.dashboard(&again).await;
+    assert_eq!(key_state(&html, "OAuth: Test Agent"), "revoked");
+    assert_eq!(
+        key_state(&html, "OAuth: mine"),
+        "active",
+        "the person's own key"
+    );
+}
+
+/// Fetches a URL the server handed out: its status, after one redirect at most.
+async fn landing_status(portal: &Portal, url: &str) -> u16 {
+    assert!(
+        url.starts_with(&portal.app.address),
+        "a URL of this server: {url}"
+    );
+    let response = portal.http.get(url).send().await.unwrap();
+    if !response.status().is_redirection() {
+        return response.status().as_u16();
+    }
+    let location = response.headers()[LOCATION].to_str().unwrap();
+    let next = if location.starts_with('/') {
+        portal.url(location)
+    } else {
+        location.to_owned()
+    };
+    portal
+        .http
+        .get(next)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// Discovery's `signup_url`, a 402's `top_up_url` and every pack's `purchase_url` open a
+/// portal page.
+#[tokio::test]
+async fn every_url_that_sends_a_developer_to_the_portal_opens_a_page() {
+    let portal = Portal::start().await;
+    let json = |path: &'static str| {
+        let request = portal.http.get(portal.url(path));
+        async move {
+            let body: serde_json::Value = request.send().await.unwrap().json().await.unwrap();
+            body
+        }
+    };
+    let discovery = json("/api/v1").await;
+    let mut urls = vec![discovery["data"]["signup_url"].as_str().unwrap().to_owned()];
+    let packs = json("/api/v1/credit-packs").await;
+    for pack in packs["data"]["packs"].as_array().unwrap() {
+        urls.push(pack["purchase_url"].as_str().unwrap().to_owned());
+    }
+    let session = portal.sign_in("broke@example.com").await;
+    let csrf = csrf_field(&portal.dashboard(&session).await);
+    let created = portal
+        .post(
+            &session,
+            "/developers/keys",
+            &[("csrf", &csrf), ("name", "k")],
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+    let start = created.find("svc_ak_").unwrap();
+    let key: String = created[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let refused = portal
+        .http
+        .get(portal.url("/api/v1/learnables?query=taberu"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 402);
+    let refused: serde_json::Value = refused.json().await.unwrap();
+    urls.push(refused["error"]["top_up_url"].as_str().unwrap().to_owned());
+    assert_eq!(urls.len(), 5, "signup, three packs, top-up: {urls:?}");
+    for url in &urls {
+        assert_eq!(landing_status(&portal, url).await, 200, "{url}");
+    }
+}
+
+/// A pack's `purchase_url` chooses that pack: signed out, through the sign-in (the pack
+/// comes back after it); signed in, at once. Nothing else rides the sign-in.
+#[tokio::test]
+async fn a_purchase_url_chooses_its_pack_through_the_sign_in() {
+    let portal = Portal::start().await;
+    let packs: serde_json::Value = portal
+        .http
+        .get(portal.url("/api/v1/credit-packs"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let purchase_url = |id: &str| {
+        packs["data"]["packs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|pack| pack["id"] == id)
+            .and_then(|pack| pack["purchase_url"].as_str())
+            .unwrap()
+            .to_owned()
+    };
+    let chosen = |id: &str| format!("id=\"chosen-pack\" aria-current=\"true\"><td>{id}</td>");
+    let page = portal
+        .http
+        .get(purchase_url("standard"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let next = cookie_value(&page, "manabi_next").expect("the pack kept for after sign-in");
+    assert!(
+        page.text()
+            .await
+            .unwrap()
+            .contains("Sign in to buy the standard pack.")
+    );
+    let secret = portal.mailed_link("picker@example.com").await;
+    let confirmed = portal
+        .confirm_with(&secret, Some(&format!("manabi_next={next}")))
+        .await;
+    assert_eq!(confirmed.status(), 303);
+    let location = confirmed.headers()[LOCATION].to_str().unwrap().to_owned();
+    assert_eq!(location, "/developers/credits?pack=standard");
+    let session = cookie_value(&confirmed, "manabi_session").expect("signed in");
+    let open = |url: String| {
+        portal
+            .http
+            .get(url)
+            .header(COOKIE, format!("manabi_session={session}"))
+            .send()
+    };
+    let html = open(portal.url(&location))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains(&chosen("standard")), "{html}");
+    assert!(html.contains("You chose the standard pack"));
+    assert!(!html.contains(&chosen("starter")));
+    let html = open(purchase_url("starter"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains(&chosen("starter")), "signed in: at once");
+    // An unknown pack chooses nothing, and a sign-in goes nowhere else.
+    let unknown = portal
+        .http
+        .get(portal.url("/developers/credits?pack=none"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 200);
+    assert!(cookie_value(&unknown, "manabi_next").is_none());
+    let secret = portal.mailed_link("picker@example.com").await;
+    let elsewhere = "manabi_next=https%3A%2F%2Fevil.example%2F";
+    let confirmed = portal.confirm_with(&secret, Some(elsewhere)).await;
+    assert_eq!(confirmed.headers()[LOCATION], "/developers");
 }

@@ -172,7 +172,9 @@ impl Default for ConnectionLimits {
 }
 
 /// The MCP endpoint's guards against DNS rebinding and cross-site calls, and where its
-/// OAuth protected-resource document sends clients to sign in.
+/// OAuth server may fetch client ID metadata documents from. Manabi is the only
+/// authorization server of `/mcp`: it accepts no other server's tokens, so there is no
+/// option naming another.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpSettings {
     /// `Host` values accepted on `/mcp` (`name` or `name:port`).
@@ -180,8 +182,10 @@ pub struct McpSettings {
     /// Browser `Origin` values accepted on `/mcp` (`scheme://host[:port|:*]`); a request
     /// without `Origin` (any non-browser agent) always passes.
     pub allowed_origins: Vec<String>,
-    /// Authorization servers named by `/.well-known/oauth-protected-resource`.
-    pub authorization_servers: Vec<String>,
+    /// Client ID metadata documents may be fetched from loopback addresses (over `http`
+    /// too), for tests and local development; off by default, so an authorization
+    /// request cannot make the server fetch from itself.
+    pub client_metadata_loopback_allowed: bool,
 }
 
 impl McpSettings {
@@ -202,7 +206,7 @@ impl McpSettings {
         McpSettings {
             allowed_hosts,
             allowed_origins: uri.as_ref().and_then(origin_of).into_iter().collect(),
-            authorization_servers: vec![base_url.to_owned()],
+            client_metadata_loopback_allowed: false,
         }
     }
 }
@@ -560,10 +564,13 @@ pub struct ServeOptions {
     /// without an Origin header (non-browser agents) always pass.
     #[arg(long, env = "MANABI_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub mcp_allowed_origins: Vec<String>,
-    /// OAuth authorization server named by /.well-known/oauth-protected-resource
-    /// (default: the base address).
-    #[arg(long, env = "MANABI_OAUTH_AUTHORIZATION_SERVER")]
-    pub oauth_authorization_server: Option<String>,
+    /// Fetch OAuth client ID metadata documents from loopback addresses, over `http`
+    /// too (`true`/`false`): for tests and local development only. Off, a client id
+    /// whose host is a loopback, private, link-local or otherwise internal address is
+    /// refused.
+    #[arg(long, env = "MANABI_OAUTH_CLIENT_METADATA_LOOPBACK",
+        default_value_t = false, action = clap::ArgAction::Set)]
+    pub oauth_client_metadata_loopback: bool,
     /// Directory of the embedded translation engine's models (Firefox Translations
     /// models, one `en<xx>` directory per language pair); localized reads in those
     /// languages are generated in-process.
@@ -714,7 +721,8 @@ impl ServeOptions {
 }
 
 impl ServeOptions {
-    /// Configured MCP hosts, origins and authorization server replace the defaults.
+    /// Configured MCP hosts and origins replace the defaults; the loopback switch of
+    /// client ID metadata documents is taken as set.
     fn apply_mcp(&self, mcp: &mut McpSettings) {
         let listed = |values: &[String]| -> Vec<String> {
             values
@@ -731,9 +739,7 @@ impl ServeOptions {
         if !origins.is_empty() {
             mcp.allowed_origins = origins;
         }
-        if let Some(server) = &self.oauth_authorization_server {
-            mcp.authorization_servers = vec![server.trim_end_matches('/').to_owned()];
-        }
+        mcp.client_metadata_loopback_allowed = self.oauth_client_metadata_loopback;
     }
 }
 

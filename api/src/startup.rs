@@ -359,14 +359,16 @@ fn log_failure(
     }
 }
 
-/// The span of one request carries its id, so every log line of it can be found.
+/// The span of one request carries its id, so every log line of it can be found, and
+/// its path with any secret in it redacted (a sign-in link's).
 fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Span {
     let id = request
         .headers()
         .get("x-request-id")
         .and_then(|value| value.to_str().ok())
         .unwrap_or("");
-    tracing::info_span!("request", method = %request.method(), uri = %request.uri().path(), request_id = id)
+    let path = crate::portal::path_for_logs(request.uri().path());
+    tracing::info_span!("request", method = %request.method(), uri = %path, request_id = id)
 }
 
 /// One Prometheus recorder per process: the `metrics` facade has a single global slot.

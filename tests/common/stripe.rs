@@ -4,7 +4,8 @@
 //! the hosted payment page, whose button (`POST /pay/{id}`) marks the session paid,
 //! delivers a signed `checkout.session.completed` to the webhook endpoint (the
 //! `Stripe-Signature` scheme: HMAC-SHA256 of `{t}.{body}`) and sends the browser to the
-//! session's `success_url`. Tests can replay a delivery, forge one, and refund.
+//! session's `success_url`. Tests can replay a delivery, forge one, and refund (in full
+//! or in part).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -103,9 +104,18 @@ impl FakeStripe {
     /// Refunds a paid session in full: `charge.refunded`.
     pub async fn refund(&self, id: &str) -> u16 {
         let session = self.session(id).expect("a known session");
-        let amount = session["amount_total"].clone();
+        let amount = session["amount_total"].as_i64().expect("an amount");
+        self.refund_up_to(id, amount).await
+    }
+
+    /// Refunds the session's charge until `amount_refunded` yen are refunded in all (a
+    /// partial refund when less than the amount paid): `charge.refunded`, whose
+    /// `amount_refunded` is the charge's running total, as Stripe sends it.
+    pub async fn refund_up_to(&self, id: &str, amount_refunded: i64) -> u16 {
+        let session = self.session(id).expect("a known session");
+        let amount = session["amount_total"].as_i64().expect("an amount");
         let event = json!({
-            "id": format!("evt_refund_{id}"),
+            "id": format!("evt_refund_{id}_{amount_refunded}"),
             "object": "event",
             "type": "charge.refunded",
             "data": {"object": {
@@ -113,9 +123,9 @@ impl FakeStripe {
                 "object": "charge",
                 "payment_intent": session["payment_intent"],
                 "amount": amount,
-                "amount_refunded": amount,
+                "amount_refunded": amount_refunded,
                 "currency": "jpy",
-                "refunded": true,
+                "refunded": amount_refunded >= amount,
             }},
         });
         deliver(&self.state, event.to_string(), WEBHOOK_SECRET).await

@@ -114,7 +114,8 @@ pub fn challenge(state: &AppState, error: ApiError) -> Response {
 struct ProtectedResource<'a> {
     resource: String,
     resource_name: &'a str,
-    authorization_servers: &'a [String],
+    /// Manabi itself, always: `/mcp` accepts only the tokens manabi issued.
+    authorization_servers: [&'a str; 1],
     bearer_methods_supported: [&'a str; 1],
     scopes_supported: [&'a str; 1],
     resource_documentation: String,
@@ -126,7 +127,7 @@ pub async fn protected_resource(State(state): State<AppState>) -> Response {
     let document = ProtectedResource {
         resource: format!("{base}{}", super::MCP_PATH),
         resource_name: "manabi",
-        authorization_servers: &state.settings.mcp.authorization_servers,
+        authorization_servers: [base.as_str()],
         bearer_methods_supported: ["header"],
         scopes_supported: [SCOPE_TOOLS_READ],
         resource_documentation: format!("{base}/docs"),

@@ -11,13 +11,17 @@
 //! confirmed with a POST, so a mail scanner fetching it does not use it up. A person
 //! sees and changes only their own account: every key action checks the key is theirs.
 //! Sign-in links are limited per address and per client. Every action is a ledger
-//! event recording its actor (`portal:<email>`).
+//! event recording its actor (`portal:<email>`; `client:<address>` for a link asked for
+//! before anyone is signed in). Logged paths never hold a link's secret
+//! ([`path_for_logs`]).
 
 mod mail;
 pub mod oauth;
 pub mod session;
 pub mod stripe;
 
+use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::time::Duration;
@@ -32,6 +36,8 @@ use axum::routing::{get, post};
 use governor::{Quota, RateLimiter};
 use manabi_ledger::operator::{Email, Operator};
 use manabi_ledger::repository::load_account;
+use manabi_ledger::{EventStore, Position, Store, StreamName};
+use manabi_schemas::events::LedgerEvent;
 use serde::Deserialize;
 use subtle::ConstantTimeEq;
 use uuid::Uuid;
@@ -42,9 +48,16 @@ use session::{LinkRefusal, Session};
 use crate::extract::client_of;
 use crate::state::AppState;
 
+/// Where a mailed sign-in link points: this, then the link's secret.
+const SIGN_IN_LINK_PATH: &str = "/developers/sign-in/";
+/// The one path under [`SIGN_IN_LINK_PATH`] that carries no secret.
+const SIGN_IN_CONFIRM_PATH: &str = "/developers/sign-in/confirm";
+/// Where the 402s' `top_up_url` and the packs' `purchase_url` (`?pack=<id>`) lead.
+const CREDITS_PATH: &str = "/developers/credits";
 const SESSION_COOKIE: &str = "manabi_session";
 const CSRF_COOKIE: &str = "manabi_csrf";
-/// Where to go after signing in (an OAuth authorization waiting for consent).
+/// Where to go after signing in (an OAuth authorization waiting for consent, or the pack
+/// a `purchase_url` chose).
 const NEXT_COOKIE: &str = "manabi_next";
 
 /// The portal's own state: the mailer and the sign-in limits.
@@ -94,10 +107,10 @@ impl std::fmt::Debug for Portal {
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/developers", get(home))
-        .route("/developers/credits", get(home))
+        .route(CREDITS_PATH, get(home))
         .route("/developers/sign-in", post(send_link))
         .route("/developers/sign-in/{token}", get(confirm_page))
-        .route("/developers/sign-in/confirm", post(confirm))
+        .route(SIGN_IN_CONFIRM_PATH, post(confirm))
         .route("/developers/sign-out", post(sign_out))
         .route("/developers/sign-out-everywhere", post(sign_out_everywhere))
         .route("/developers/keys", post(create_key))
@@ -118,12 +131,29 @@ pub fn routes() -> Router<AppState> {
         .route("/oauth/token", post(oauth::token))
 }
 
+/// A request path fit for the logs: the secret of a sign-in link (it signs in until it is
+/// used) replaced by `<secret>`. No other route carries a secret in its path: OAuth codes,
+/// tokens and PKCE values travel in queries and bodies, which are not logged; key ids,
+/// statement months and Stripe's checkout ids are no secrets.
+pub fn path_for_logs(path: &str) -> Cow<'_, str> {
+    // ASCII lowercase keeps every byte where it was, so `start` indexes `path` too.
+    let lowercase = path.to_ascii_lowercase();
+    match lowercase.find(SIGN_IN_LINK_PATH) {
+        Some(start) if lowercase[start..] != *SIGN_IN_CONFIRM_PATH => {
+            Cow::Owned(format!("{}{SIGN_IN_LINK_PATH}<secret>", &path[..start]))
+        }
+        _ => Cow::Borrowed(path),
+    }
+}
+
 // ---- pages ------------------------------------------------------------------------
 
 #[derive(Template)]
 #[template(path = "portal/signin.html")]
 struct SignInPage {
     csrf: String,
+    /// Why signing in is asked for (an application waiting, a pack chosen).
+    note: Option<String>,
     error: Option<String>,
     console: bool,
     link_minutes: i64,
@@ -168,11 +198,20 @@ struct DashboardPage {
     calls_today: u32,
     daily_cap: u32,
     purchases_enabled: bool,
-    packs: Vec<crate::settings::PackConfig>,
+    packs: Vec<PackRow>,
     keys: Vec<KeyRow>,
     usage: Vec<manabi_projector::queries::DayUsage>,
     charts: Vec<Chart>,
     months: Vec<String>,
+}
+
+struct PackRow {
+    id: String,
+    points: i64,
+    bonus: i64,
+    price_jpy: i64,
+    /// The pack a `purchase_url` led here for: highlighted, its Buy button focused.
+    chosen: bool,
 }
 
 struct KeyRow {
@@ -344,26 +383,69 @@ pub(crate) async fn form_session(
 // ---- handlers ---------------------------------------------------------------------
 
 #[derive(Deserialize)]
-struct Notice {
+struct HomeQuery {
     notice: Option<String>,
+    /// The pack a `purchase_url` names.
+    pack: Option<String>,
 }
 
 async fn home(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Query(query): Query<Notice>,
+    Query(query): Query<HomeQuery>,
 ) -> Response {
+    let chosen = query
+        .pack
+        .as_deref()
+        .and_then(|id| pack_on_sale(&state, id));
     match current_session(&state, &headers).await {
         Err(response) => response,
-        Ok(Some(session)) => dashboard(&state, &session, query.notice).await,
-        Ok(None) => sign_in_page(&state, &headers, None, StatusCode::OK),
+        Ok(Some(session)) => dashboard(&state, &session, query.notice, chosen).await,
+        Ok(None) => match chosen {
+            Some(pack) => {
+                let note = format!("Sign in to buy the {} pack.", pack.id);
+                sign_in_then(&state, &headers, note, &pack_path(&pack.id))
+            }
+            None => sign_in_page(&state, &headers, None, None, StatusCode::OK),
+        },
     }
+}
+
+fn pack_on_sale<'a>(state: &'a AppState, id: &str) -> Option<&'a crate::settings::PackConfig> {
+    state
+        .settings
+        .credit_packs
+        .iter()
+        .find(|pack| pack.id == id)
+}
+
+/// The credits page with `pack` chosen, as its `purchase_url` names it on this server.
+fn pack_path(pack: &str) -> String {
+    let query: String = form_urlencoded::Serializer::new(String::new())
+        .append_pair("pack", pack)
+        .finish();
+    format!("{CREDITS_PATH}?{query}")
+}
+
+/// Whether signing in may end at `next`: an OAuth authorization waiting for consent, or a
+/// pack on sale. Nothing else, so the cookie cannot send anyone off this server.
+fn may_continue_to(state: &AppState, next: &str) -> bool {
+    next.starts_with("/oauth/authorize?")
+        || state
+            .settings
+            .credit_packs
+            .iter()
+            .any(|pack| next == pack_path(&pack.id))
 }
 
 /// The sign-in page, coming back to `next` (a path of this server) once signed in.
 pub(crate) fn sign_in_to_continue(state: &AppState, headers: &HeaderMap, next: &str) -> Response {
     let note = "Sign in to continue: an application asks to use manabi for you.".to_owned();
-    let mut response = sign_in_page(state, headers, Some(note), StatusCode::OK);
+    sign_in_then(state, headers, note, next)
+}
+
+fn sign_in_then(state: &AppState, headers: &HeaderMap, note: String, next: &str) -> Response {
+    let mut response = sign_in_page(state, headers, Some(note), None, StatusCode::OK);
     let encoded: String = form_urlencoded::byte_serialize(next.as_bytes()).collect();
     set_cookie(&mut response, NEXT_COOKIE, &encoded, 1800);
     response
@@ -372,6 +454,7 @@ pub(crate) fn sign_in_to_continue(state: &AppState, headers: &HeaderMap, next: &
 fn sign_in_page(
     state: &AppState,
     headers: &HeaderMap,
+    note: Option<String>,
     error: Option<String>,
     status: StatusCode,
 ) -> Response {
@@ -379,6 +462,7 @@ fn sign_in_page(
     let prices = state.settings.prices;
     let template = SignInPage {
         csrf: csrf.clone(),
+        note,
         error,
         console: matches!(state.portal.mailer, Mailer::Console),
         link_minutes: session::LINK_MINUTES,
@@ -413,7 +497,7 @@ async fn send_link(
     }
     let Ok(email) = Email::parse(&form.email) else {
         let error = format!("`{}` is not an email address.", form.email.trim());
-        return sign_in_page(&state, &headers, Some(error), StatusCode::BAD_REQUEST);
+        return sign_in_page(&state, &headers, None, Some(error), StatusCode::BAD_REQUEST);
     };
     let portal = &state.portal;
     let address = email.as_str().to_lowercase();
@@ -427,11 +511,11 @@ async fn send_link(
              last link you received, or wait a few minutes.",
         );
     }
-    let secret = match session::issue_link(&state.ledger.store, &email).await {
+    let secret = match session::issue_link(&state.ledger.store, &email, client).await {
         Ok(secret) => secret,
         Err(error) => return unavailable(error),
     };
-    let link = format!("{}/developers/sign-in/{secret}", state.settings.base_url);
+    let link = format!("{}{SIGN_IN_LINK_PATH}{secret}", state.settings.base_url);
     match portal.mailer.send_link(email.as_str(), &link).await {
         Ok(Delivery::Mailed) => message(
             StatusCode::OK,
@@ -534,7 +618,7 @@ async fn confirm(
                         .next()
                         .map(|(_, value)| value.into_owned())
                 })
-                .filter(|next| next.starts_with("/oauth/authorize?"));
+                .filter(|next| may_continue_to(&state, next));
             let mut response =
                 Redirect::to(next.as_deref().unwrap_or("/developers")).into_response();
             if next.is_some() {
@@ -589,25 +673,110 @@ async fn sign_out_everywhere(
     if let Err(error) = session::end_all(store, &session).await {
         return unavailable(error);
     }
-    let account = match load_account(store, session.account_id).await {
-        Ok(account) => account,
-        Err(error) => return unavailable(session::LedgerDown(error.to_string())),
+    let grants = match grant_keys(store, session.account_id).await {
+        Ok(grants) => grants,
+        Err(error) => return unavailable(error),
     };
     let operator = Operator::new(store).acting_as(session.actor());
-    for (key_id, key) in &account.keys {
-        let oauth = key
-            .name
-            .as_deref()
-            .is_some_and(|name| name.starts_with(oauth::KEY_NAME_PREFIX));
-        if oauth
-            && !key.revoked
-            && let Err(error) = operator.revoke_key(*key_id).await
-        {
+    for key_id in grants {
+        if let Err(error) = operator.revoke_key(key_id).await {
             tracing::error!(%error, "signing out everywhere could not revoke a key");
             return unavailable(session::LedgerDown(error.to_string()));
         }
     }
     signed_out()
+}
+
+/// Ledger events read at a time while looking for OAuth grants.
+const GRANT_PAGE_EVENTS: u32 = 1_000;
+/// Events read at most while looking for OAuth grants; a key still unplaced then is
+/// taken for a grant (revoked), since leaving a client able to call is the worse mistake.
+const GRANT_SCAN_EVENTS_MAX: usize = 1_000_000;
+
+/// The live keys of the account that OAuth grants act as. A grant is the key its
+/// `OAuthCodeIssued` names (on the code's own stream, appended just after the key was
+/// issued), so the ledger is read from the first candidate's `ApiKeyIssued` on until
+/// every candidate is placed. Only keys with the grants' name are candidates: the name
+/// narrows the search, the grant's record decides (a person may name a key that way).
+async fn grant_keys(
+    store: &Store,
+    account_id: Uuid,
+) -> Result<BTreeSet<Uuid>, session::LedgerDown> {
+    let account = load_account(store, account_id)
+        .await
+        .map_err(session::down)?;
+    let mut unplaced: BTreeSet<Uuid> = account
+        .keys
+        .iter()
+        .filter(|(_, key)| !key.revoked)
+        .filter(|(_, key)| {
+            let name = key.name.as_deref().unwrap_or_default();
+            name.starts_with(oauth::KEY_NAME_PREFIX)
+        })
+        .map(|(key_id, _)| *key_id)
+        .collect();
+    let mut grants = BTreeSet::new();
+    let Some(mut after) = first_issued(store, account_id, &unplaced).await? else {
+        return Ok(grants);
+    };
+    let mut read = 0;
+    while !unplaced.is_empty() {
+        if read >= GRANT_SCAN_EVENTS_MAX {
+            tracing::warn!(
+                keys = unplaced.len(),
+                "OAuth-named keys taken for grants unread"
+            );
+            grants.append(&mut unplaced);
+            break;
+        }
+        let page = store
+            .read_all_after(after, GRANT_PAGE_EVENTS)
+            .await
+            .map_err(session::down)?;
+        let Some(last) = page.last() else {
+            break;
+        };
+        after = last.position;
+        read += page.len();
+        for recorded in &page {
+            if let LedgerEvent::OAuthCodeIssued(code) = &recorded.event
+                && code.account_id == account_id
+                && unplaced.remove(&code.key_id)
+            {
+                grants.insert(code.key_id);
+            }
+        }
+    }
+    Ok(grants)
+}
+
+/// Where the first of `keys` was issued in the ledger's global order.
+async fn first_issued(
+    store: &Store,
+    account_id: Uuid,
+    keys: &BTreeSet<Uuid>,
+) -> Result<Option<Position>, session::LedgerDown> {
+    if keys.is_empty() {
+        return Ok(None);
+    }
+    let stream = StreamName::account(account_id);
+    let mut version = 0;
+    loop {
+        let page = store
+            .read_stream(&stream, version, GRANT_PAGE_EVENTS)
+            .await
+            .map_err(session::down)?;
+        let Some(last) = page.last() else {
+            return Ok(None);
+        };
+        version = last.version + 1;
+        let issued = page.iter().find(|recorded| {
+            matches!(&recorded.event, LedgerEvent::ApiKeyIssued(key) if keys.contains(&key.key_id))
+        });
+        if let Some(issued) = issued {
+            return Ok(Some(issued.position));
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -926,7 +1095,13 @@ async fn checkout(
     }
 }
 
-async fn dashboard(state: &AppState, session: &Session, notice: Option<String>) -> Response {
+/// The signed-in page; `chosen` is the pack a `purchase_url` led here for.
+async fn dashboard(
+    state: &AppState,
+    session: &Session,
+    notice: Option<String>,
+    chosen: Option<&crate::settings::PackConfig>,
+) -> Response {
     let store = &state.ledger.store;
     let account = match load_account(store, session.account_id).await {
         Ok(account) => account,
@@ -1011,6 +1186,19 @@ async fn dashboard(state: &AppState, session: &Session, notice: Option<String>) 
         "cancelled" => Some("The purchase was cancelled; nothing was charged.".to_owned()),
         _ => None,
     });
+    let notice = notice.or_else(|| chosen.map(chosen_notice));
+    let packs = state
+        .settings
+        .credit_packs
+        .iter()
+        .map(|pack| PackRow {
+            id: pack.id.clone(),
+            points: pack.points,
+            bonus: pack.bonus,
+            price_jpy: pack.price_jpy,
+            chosen: chosen.is_some_and(|chosen| chosen.id == pack.id),
+        })
+        .collect();
     page(
         StatusCode::OK,
         &DashboardPage {
@@ -1026,12 +1214,24 @@ async fn dashboard(state: &AppState, session: &Session, notice: Option<String>) 
             },
             daily_cap: account.daily_calls_cap,
             purchases_enabled: state.settings.portal.stripe.is_some(),
-            packs: state.settings.credit_packs.clone(),
+            packs,
             keys,
             charts: charts(from, account.balance, &usage, &credits, &key_usage),
             usage,
             months: recent_months(3),
         },
+    )
+}
+
+fn chosen_notice(pack: &crate::settings::PackConfig) -> String {
+    let bonus = if pack.bonus > 0 {
+        format!(" (+{} bonus)", pack.bonus)
+    } else {
+        String::new()
+    };
+    format!(
+        "You chose the {} pack: {} points{bonus} for ¥{}. Buy it below.",
+        pack.id, pack.points, pack.price_jpy
     )
 }
 
@@ -1159,4 +1359,50 @@ fn charts(
         ));
     }
     charts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sign_in_links_secret_never_reaches_the_logs() {
+        let secret = "ab".repeat(32);
+        let link = format!("/developers/sign-in/{secret}");
+        assert_eq!(path_for_logs(&link), "/developers/sign-in/<secret>");
+        let odd = [
+            format!("/DEVELOPERS/Sign-In/{secret}"),
+            format!("/developers/sign-in/{secret}/more"),
+            format!("//developers/sign-in/{secret}"),
+            format!("/x402/developers/sign-in/{secret}"),
+        ];
+        for path in &odd {
+            let logged = path_for_logs(path);
+            assert!(!logged.contains(&secret), "{path} logged as {logged}");
+            assert!(logged.ends_with("<secret>"), "{logged}");
+        }
+    }
+
+    #[test]
+    fn paths_without_a_secret_are_logged_as_they_are() {
+        for path in [
+            "/developers",
+            "/developers/sign-in",
+            "/developers/sign-in/confirm",
+            "/developers/credits/checkout",
+            "/developers/keys/0192d5c4-0000-7000-8000-000000000000/revoke",
+            "/oauth/authorize",
+            "/oauth/token",
+            "/api/v1/learnables",
+        ] {
+            assert!(matches!(path_for_logs(path), Cow::Borrowed(p) if p == path));
+        }
+    }
+
+    #[test]
+    fn a_pack_is_chosen_by_its_encoded_id() {
+        let pack = pack_path("starter");
+        assert_eq!(pack, "/developers/credits?pack=starter");
+        assert_eq!(pack_path("a b&c"), "/developers/credits?pack=a+b%26c");
+    }
 }

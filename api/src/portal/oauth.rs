@@ -4,8 +4,10 @@
 //! - RFC 8414 metadata at `/.well-known/oauth-authorization-server`; RFC 9728
 //!   protected-resource metadata (in `mcp/auth.rs`) names this server.
 //! - Clients register themselves (RFC 7591, `POST /oauth/register`, public clients:
-//!   `token_endpoint_auth_method` `none`) or are named by a client ID metadata document
-//!   (an `https` URL as `client_id`, fetched when used).
+//!   `token_endpoint_auth_method` `none`; limited per client address with the sign-in
+//!   links' bucket, since each registration is a ledger event) or are named by a client
+//!   ID metadata document (an `https` URL as `client_id`, fetched when used: see
+//!   [`client_document`] for the bounds on that fetch).
 //! - `GET /oauth/authorize`: authorization code with PKCE S256 only; the `resource`
 //!   (RFC 8707) must be this `/mcp`. A signed-out person is sent through the portal's
 //!   sign-in and comes back; a signed-in one sees a consent page naming the client.
@@ -23,11 +25,12 @@
 
 use axum::Form;
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::{FromRequest, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use base64::Engine;
 use chrono::{Duration, Utc};
+use governor::clock::{Clock, DefaultClock};
 use manabi_ledger::operator::Operator;
 use manabi_ledger::store::{AppendCommand, AppendRejection, ExpectedVersion, NewEvent};
 use manabi_ledger::{EventStore, Store, StreamName};
@@ -36,11 +39,12 @@ use manabi_schemas::events::{
     OAuthTokenIssued,
 };
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::session::{LedgerDown, Session, new_secret};
+use crate::extract::client_of;
 use crate::state::AppState;
 
 /// The one scope: the MCP tools.
@@ -52,6 +56,8 @@ const REFRESH_PREFIX: &str = "mnb_rt_";
 const ACCESS_MINUTES: i64 = 60;
 const REFRESH_DAYS: i64 = 30;
 const CODE_MINUTES: i64 = 10;
+/// The longest client name shown on the consent page and in the key's name.
+const CLIENT_NAME_CHARS_MAX: usize = 100;
 
 fn digest(kind: &str, secret: &str) -> String {
     let mut hasher = Sha256::new();
@@ -90,6 +96,20 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
     response
 }
 
+/// 429 in the OAuth error shape, with `Retry-After` in whole seconds (at least one).
+fn slow_down(wait: std::time::Duration) -> Response {
+    let seconds = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+    let mut response = oauth_error(
+        StatusCode::TOO_MANY_REQUESTS,
+        "temporarily_unavailable",
+        &format!("too many requests from this address; retry in {seconds} s"),
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    response
+}
+
 fn down(error: impl std::fmt::Display) -> Response {
     tracing::error!(%error, "OAuth could not reach the ledger");
     oauth_error(
@@ -125,6 +145,20 @@ struct Client {
     id: String,
     name: String,
     redirect_uris: Vec<String>,
+}
+
+/// A client's name as people are shown it: without control or bidirectional-override
+/// characters (which could forge the consent page's text), trimmed, at most
+/// [`CLIENT_NAME_CHARS_MAX`] characters; `None` when nothing is left.
+fn client_name(raw: &str) -> Option<String> {
+    let bidi = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    let kept: String = raw
+        .chars()
+        .filter(|&c| !c.is_control() && !bidi(c))
+        .collect();
+    let name: String = kept.trim().chars().take(CLIENT_NAME_CHARS_MAX).collect();
+    let name = name.trim_end().to_owned();
+    (!name.is_empty()).then_some(name)
 }
 
 /// A redirect URI a client may register: `https`, or `http` on a loopback host (native
@@ -177,6 +211,21 @@ mod tests {
             assert!(!redirect_uri_allowed(bad), "{bad}");
         }
     }
+
+    #[test]
+    fn client_names_lose_control_characters_and_are_capped() {
+        assert_eq!(
+            client_name(" Agent\u{0}\n\u{1b}[31m ").as_deref(),
+            Some("Agent[31m")
+        );
+        assert_eq!(
+            client_name("evil\u{202E}gpj.exe").as_deref(),
+            Some("evilgpj.exe")
+        );
+        assert_eq!(client_name("\u{7}\t "), None);
+        let long = client_name(&"n".repeat(300)).unwrap();
+        assert_eq!(long.chars().count(), CLIENT_NAME_CHARS_MAX);
+    }
 }
 
 #[derive(Deserialize)]
@@ -189,8 +238,20 @@ pub struct Registration {
     response_types: Option<Vec<String>>,
 }
 
-/// `POST /oauth/register` (RFC 7591).
-pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) -> Response {
+/// `POST /oauth/register` (RFC 7591). Each registration is a ledger event, so a client
+/// address gets the sign-in links' budget (`Portal::per_client`), shared with them.
+pub async fn register(State(state): State<AppState>, request: axum::extract::Request) -> Response {
+    let address = client_of(request.extensions());
+    if let Err(refused) = state.portal.per_client.check_key(&address) {
+        return slow_down(refused.wait_time_from(DefaultClock::default().now()));
+    }
+    let Ok(body) = axum::body::Bytes::from_request(request, &state).await else {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_client_metadata",
+            "the body could not be read",
+        );
+    };
     let Ok(registration) = serde_json::from_slice::<Registration>(&body) else {
         return oauth_error(
             StatusCode::BAD_REQUEST,
@@ -239,8 +300,8 @@ pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) ->
     }
     let name = registration
         .client_name
-        .map(|name| name.chars().take(100).collect::<String>())
-        .filter(|name| !name.trim().is_empty())
+        .as_deref()
+        .and_then(client_name)
         .unwrap_or_else(|| "an unnamed MCP client".to_owned());
     let client_id = Uuid::now_v7().to_string();
     let event = LedgerEvent::OAuthClientRegistered(OAuthClientRegistered {
@@ -278,20 +339,41 @@ pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) ->
     response
 }
 
+/// Why a client id names no client this server serves.
+enum ClientRefusal {
+    /// Shown to the person (never sent to the unverified redirect URI).
+    Unknown(String),
+    Down(String),
+}
+
 /// The registered client, or the one its metadata document (an `https` client id)
 /// describes.
-async fn client(store: &Store, client_id: &str) -> Result<Option<Client>, String> {
-    if client_id.starts_with("https://") {
-        return metadata_document(client_id).await;
+async fn client(state: &AppState, client_id: &str) -> Result<Client, ClientRefusal> {
+    if client_id.starts_with("https://") || client_id.starts_with("http://") {
+        let loopback_allowed = state.settings.mcp.client_metadata_loopback_allowed;
+        return client_document::client(client_id, loopback_allowed)
+            .await
+            .map_err(|refused| {
+                ClientRefusal::Unknown(format!(
+                    "This application's client ID metadata document cannot be used: {refused}."
+                ))
+            });
     }
+    let unknown = || {
+        ClientRefusal::Unknown(
+            "This application is not registered here (its client_id is unknown).".to_owned(),
+        )
+    };
     if Uuid::parse_str(client_id).is_err() {
-        return Ok(None);
+        return Err(unknown());
     }
-    let events = store
+    let events = state
+        .ledger
+        .store
         .read_stream(&client_stream(client_id), 0, 1)
         .await
-        .map_err(|error| error.to_string())?;
-    Ok(events
+        .map_err(|error| ClientRefusal::Down(error.to_string()))?;
+    events
         .into_iter()
         .find_map(|recorded| match recorded.event {
             LedgerEvent::OAuthClientRegistered(registered) => Some(Client {
@@ -300,40 +382,8 @@ async fn client(store: &Store, client_id: &str) -> Result<Option<Client>, String
                 redirect_uris: registered.redirect_uris,
             }),
             _ => None,
-        }))
-}
-
-/// A client ID metadata document: JSON at the client id's URL, naming itself.
-async fn metadata_document(url: &str) -> Result<Option<Client>, String> {
-    let response = reqwest::Client::new()
-        .get(url)
-        .timeout(std::time::Duration::from_secs(5))
-        .send()
-        .await;
-    let Ok(response) = response else {
-        return Ok(None);
-    };
-    let Ok(document) = response.json::<Value>().await else {
-        return Ok(None);
-    };
-    if document["client_id"].as_str() != Some(url) {
-        return Ok(None);
-    }
-    let redirect_uris: Vec<String> = document["redirect_uris"]
-        .as_array()
-        .map(|uris| {
-            uris.iter()
-                .filter_map(Value::as_str)
-                .filter(|uri| redirect_uri_allowed(uri))
-                .map(str::to_owned)
-                .collect()
         })
-        .unwrap_or_default();
-    Ok(Some(Client {
-        id: url.to_owned(),
-        name: document["client_name"].as_str().unwrap_or(url).to_owned(),
-        redirect_uris,
-    }))
+        .ok_or_else(unknown)
 }
 
 /// The parameters of an authorization request (query of the GET, fields of the POST).
@@ -371,16 +421,16 @@ struct Checked {
 /// Checks the client and redirect URI (an error is shown, never redirected), then the
 /// rest (an error is sent back to the client's redirect URI).
 async fn check_request(state: &AppState, params: &AuthorizeParams) -> Result<Checked, Response> {
-    let client = match client(&state.ledger.store, &params.client_id).await {
-        Ok(Some(client)) => client,
-        Ok(None) => {
+    let client = match client(state, &params.client_id).await {
+        Ok(client) => client,
+        Err(ClientRefusal::Unknown(why)) => {
             return Err(super::message(
                 StatusCode::BAD_REQUEST,
                 "Unknown application",
-                "This application is not registered here (its client_id is unknown).",
+                why,
             ));
         }
-        Err(error) => return Err(down(error)),
+        Err(ClientRefusal::Down(error)) => return Err(down(error)),
     };
     if !client.redirect_uris.contains(&params.redirect_uri) {
         return Err(super::message(
@@ -885,4 +935,357 @@ pub async fn access_caller(
         .authenticate_key_id(issued.account_id, issued.key_id)
         .await
         .map_err(|_| "the grant was revoked")
+}
+
+/// Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document, MCP
+/// authorization 2025-11-25): JSON at the client id's URL, naming itself. Anyone can
+/// make the server fetch one with an unauthenticated `GET /oauth/authorize`, so each
+/// fetch is bounded: no redirects, no proxy, no internal address (every address the
+/// host resolves to is checked, and the connection is pinned to those addresses, so a
+/// second DNS answer cannot rebind it), a body cap read in chunks, a timeout; and each
+/// outcome is kept a few minutes by URL, so asking again fetches nothing.
+mod client_document {
+    use std::collections::HashMap;
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+    use std::sync::{LazyLock, Mutex};
+    use std::time::{Duration, Instant};
+
+    use reqwest::Url;
+    use serde_json::Value;
+
+    use super::{Client, client_name, redirect_uri_allowed};
+
+    /// A longer document is refused once this much of it has arrived.
+    const DOCUMENT_BYTES_MAX: usize = 64 * 1024;
+    /// The whole fetch: resolution, connection, TLS, headers and body.
+    const FETCH_TIMEOUT_MS: u64 = 3_000;
+    /// How long a fetched document is used without fetching it again.
+    const DOCUMENT_CACHE_SECONDS: u64 = 300;
+    /// How long a refusal is remembered (shorter: a fixed document is seen soon).
+    const REFUSAL_CACHE_SECONDS: u64 = 30;
+    /// Outcomes kept; when full, the expired go, then all (a miss only fetches again).
+    const CACHED_OUTCOMES_MAX: usize = 1_000;
+
+    /// Why a client id's document is not used; shown on the error page.
+    #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+    pub enum Refused {
+        #[error(
+            "the client id must be an https URL with a path, without user information or \
+             fragment"
+        )]
+        NotAUrl,
+        #[error("its host is not a public internet address")]
+        InternalAddress,
+        #[error("its host could not be resolved")]
+        Unresolved,
+        #[error("the document could not be fetched in time")]
+        Unreachable,
+        #[error("the document's address answered with a redirect, which is not followed")]
+        Redirected,
+        #[error("the document's address answered HTTP {0}")]
+        Status(u16),
+        #[error("the document is larger than 64 KiB")]
+        TooLarge,
+        #[error("the document is not a JSON object whose client_id is its own address")]
+        Invalid,
+        #[error("the document asks for client authentication; only public clients are served")]
+        NotPublic,
+        #[error("the document names no https or loopback redirect URI")]
+        NoRedirectUri,
+    }
+
+    type Outcome = Result<Client, Refused>;
+    /// (loopback allowed, client id): servers of one process may differ in the setting.
+    type CacheKey = (bool, String);
+    /// Each outcome with the instant it expires.
+    type Cache = HashMap<CacheKey, (Instant, Outcome)>;
+
+    /// Process-wide: the portal's state is built elsewhere, and the key carries what
+    /// differs between servers.
+    static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
+
+    /// The client the document at `client_id` describes, from the cache or fetched.
+    pub async fn client(client_id: &str, loopback_allowed: bool) -> Outcome {
+        let key = (loopback_allowed, client_id.to_owned());
+        if let Some(outcome) = cached(&key) {
+            return outcome;
+        }
+        let outcome = fetch(client_id, loopback_allowed).await;
+        remember(key, outcome.clone());
+        outcome
+    }
+
+    fn cached(key: &CacheKey) -> Option<Outcome> {
+        let cache = CACHE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (expires, outcome) = cache.get(key)?;
+        (*expires > Instant::now()).then(|| outcome.clone())
+    }
+
+    fn remember(key: CacheKey, outcome: Outcome) {
+        let seconds = match outcome {
+            Ok(_) => DOCUMENT_CACHE_SECONDS,
+            Err(_) => REFUSAL_CACHE_SECONDS,
+        };
+        let now = Instant::now();
+        let mut cache = CACHE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cache.len() >= CACHED_OUTCOMES_MAX {
+            cache.retain(|_, (expires, _)| *expires > now);
+        }
+        if cache.len() >= CACHED_OUTCOMES_MAX {
+            cache.clear();
+        }
+        cache.insert(key, (now + Duration::from_secs(seconds), outcome));
+        debug_assert!(cache.len() <= CACHED_OUTCOMES_MAX);
+    }
+
+    async fn fetch(client_id: &str, loopback_allowed: bool) -> Outcome {
+        let url = parse(client_id, loopback_allowed)?;
+        let timeout = Duration::from_millis(FETCH_TIMEOUT_MS);
+        let addresses = tokio::time::timeout(timeout, resolve(&url, loopback_allowed))
+            .await
+            .map_err(|_| Refused::Unresolved)??;
+        let body = download(&url, &addresses, timeout).await?;
+        document(client_id, &url, &body)
+    }
+
+    /// An `https` URL with a path (`http` too when loopback is allowed: it is then
+    /// checked to be on loopback), without user information or fragment.
+    fn parse(client_id: &str, loopback_allowed: bool) -> Result<Url, Refused> {
+        let url = Url::parse(client_id).map_err(|_| Refused::NotAUrl)?;
+        let scheme_ok = url.scheme() == "https" || (loopback_allowed && url.scheme() == "http");
+        let shaped = url.host_str().is_some()
+            && url.username().is_empty()
+            && url.password().is_none()
+            && url.fragment().is_none()
+            && url.path() != "/";
+        if !scheme_ok || !shaped {
+            return Err(Refused::NotAUrl);
+        }
+        Ok(url)
+    }
+
+    /// Every address of the URL's host, all of them allowed.
+    async fn resolve(url: &Url, loopback_allowed: bool) -> Result<Vec<SocketAddr>, Refused> {
+        let port = url.port_or_known_default().ok_or(Refused::NotAUrl)?;
+        let host = url.host_str().ok_or(Refused::NotAUrl)?;
+        let literal = host.trim_start_matches('[').trim_end_matches(']');
+        let addresses: Vec<SocketAddr> = match literal.parse::<IpAddr>() {
+            Ok(ip) => vec![SocketAddr::new(ip, port)],
+            Err(_) => tokio::net::lookup_host((host, port))
+                .await
+                .map_err(|_| Refused::Unresolved)?
+                .collect(),
+        };
+        if addresses.is_empty() {
+            return Err(Refused::Unresolved);
+        }
+        let allowed = |address: &SocketAddr| address_allowed(address.ip(), loopback_allowed);
+        if !addresses.iter().all(allowed) {
+            return Err(Refused::InternalAddress);
+        }
+        let on_loopback = addresses
+            .iter()
+            .all(|a| a.ip().to_canonical().is_loopback());
+        if url.scheme() == "http" && !on_loopback {
+            return Err(Refused::NotAUrl);
+        }
+        Ok(addresses)
+    }
+
+    /// Whether the server may connect to `ip` for a document: a public address, or a
+    /// loopback one when allowed.
+    pub fn address_allowed(ip: IpAddr, loopback_allowed: bool) -> bool {
+        match ip.to_canonical() {
+            ip if ip.is_loopback() => loopback_allowed,
+            IpAddr::V4(ip) => public_v4(ip),
+            IpAddr::V6(ip) => public_v6(ip),
+        }
+    }
+
+    fn public_v4(ip: Ipv4Addr) -> bool {
+        let [a, b, c, _] = ip.octets();
+        let internal = ip.is_private()
+            || ip.is_loopback()
+            || ip.is_link_local()
+            || ip.is_multicast()
+            || ip.is_unspecified()
+            || ip.is_broadcast()
+            || a == 0 // "this network"
+            || (a == 100 && (64..128).contains(&b)) // shared address space (carrier NAT)
+            || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
+            || (a == 198 && (b == 18 || b == 19)) // benchmarking
+            || a >= 240; // reserved
+        !internal
+    }
+
+    fn public_v6(ip: Ipv6Addr) -> bool {
+        let segments = ip.segments();
+        // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) reach an IPv4 address: judge that.
+        if segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+            let [.., high, low] = segments;
+            return public_v4(Ipv4Addr::from((u32::from(high) << 16) | u32::from(low)));
+        }
+        if segments[0] == 0x2002 {
+            return public_v4(Ipv4Addr::from(
+                (u32::from(segments[1]) << 16) | u32::from(segments[2]),
+            ));
+        }
+        let internal = ip.is_unspecified()
+            || ip.is_loopback()
+            || ip.is_multicast()
+            || segments[..6] == [0; 6] // IPv4-compatible (deprecated)
+            || (segments[0] & 0xfe00) == 0xfc00 // unique local
+            || (segments[0] & 0xffc0) == 0xfe80 // link-local
+            || (segments[0] & 0xffc0) == 0xfec0; // site-local (deprecated)
+        !internal
+    }
+
+    /// The body at `url`, from one of `addresses` only, at most [`DOCUMENT_BYTES_MAX`].
+    async fn download(
+        url: &Url,
+        addresses: &[SocketAddr],
+        timeout: Duration,
+    ) -> Result<Vec<u8>, Refused> {
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .timeout(timeout);
+        if let Some(domain) = url.domain() {
+            // The connection goes to the addresses checked, never to a new lookup's.
+            builder = builder.resolve_to_addrs(domain, addresses);
+        }
+        let http = builder.build().map_err(|_| Refused::Unreachable)?;
+        let mut response = http
+            .get(url.clone())
+            .header(reqwest::header::ACCEPT, "application/json")
+            .send()
+            .await
+            .map_err(|_| Refused::Unreachable)?;
+        let status = response.status();
+        if status.is_redirection() {
+            return Err(Refused::Redirected);
+        }
+        if !status.is_success() {
+            return Err(Refused::Status(status.as_u16()));
+        }
+        let announced = response.content_length().unwrap_or(0);
+        if announced > DOCUMENT_BYTES_MAX as u64 {
+            return Err(Refused::TooLarge);
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|_| Refused::Unreachable)? {
+            if body.len() + chunk.len() > DOCUMENT_BYTES_MAX {
+                return Err(Refused::TooLarge);
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+
+    /// The client a document describes, if it names itself and a usable redirect URI.
+    fn document(client_id: &str, url: &Url, body: &[u8]) -> Outcome {
+        let document: Value = serde_json::from_slice(body).map_err(|_| Refused::Invalid)?;
+        if document["client_id"].as_str() != Some(client_id) {
+            return Err(Refused::Invalid);
+        }
+        let method = document["token_endpoint_auth_method"].as_str();
+        if method.is_some_and(|method| method != "none") {
+            return Err(Refused::NotPublic);
+        }
+        let redirect_uris: Vec<String> = document["redirect_uris"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter(|uri| redirect_uri_allowed(uri))
+            .map(str::to_owned)
+            .collect();
+        if redirect_uris.is_empty() {
+            return Err(Refused::NoRedirectUri);
+        }
+        let name = document["client_name"].as_str().and_then(client_name);
+        Ok(Client {
+            id: client_id.to_owned(),
+            name: name.unwrap_or_else(|| url.host_str().unwrap_or(client_id).to_owned()),
+            redirect_uris,
+        })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn internal_addresses_are_refused_and_loopback_only_when_allowed() {
+            for internal in [
+                "10.1.2.3",
+                "172.16.0.1",
+                "192.168.1.1",
+                "169.254.169.254",
+                "100.64.0.1",
+                "0.0.0.0",
+                "224.0.0.1",
+                "255.255.255.255",
+                "::",
+                "fc00::1",
+                "fd12:3456::1",
+                "fe80::1",
+                "ff02::1",
+                "::ffff:10.0.0.1",
+                "::ffff:169.254.169.254",
+                "64:ff9b::a9fe:a9fe",
+                "2002:c0a8:0101::1",
+            ] {
+                let ip: IpAddr = internal.parse().unwrap();
+                assert!(!address_allowed(ip, true), "{internal}");
+            }
+            for loopback in ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"] {
+                let ip: IpAddr = loopback.parse().unwrap();
+                assert!(!address_allowed(ip, false), "{loopback}");
+                assert!(address_allowed(ip, true), "{loopback}");
+            }
+            for public in ["93.184.216.34", "1.1.1.1", "2606:4700::1111"] {
+                let ip: IpAddr = public.parse().unwrap();
+                assert!(address_allowed(ip, false), "{public}");
+            }
+        }
+
+        #[test]
+        fn client_ids_are_https_urls_with_a_path() {
+            assert!(parse("https://app.example/client.json", false).is_ok());
+            assert!(parse("http://127.0.0.1:9/client.json", true).is_ok());
+            for bad in [
+                "http://app.example/client.json",
+                "https://app.example/",
+                "https://user@app.example/client.json",
+                "https://app.example/client.json#x",
+                "https:///client.json",
+            ] {
+                assert_eq!(parse(bad, false).err(), Some(Refused::NotAUrl), "{bad}");
+            }
+        }
+
+        #[test]
+        fn a_document_names_itself_and_a_redirect_uri() {
+            let id = "https://app.example/client.json";
+            let url = Url::parse(id).unwrap();
+            let body = serde_json::json!({"client_id": id, "client_name": "App\u{7}\u{202E}x",
+                "redirect_uris": ["http://127.0.0.1:9/cb", "http://app.example/cb"]});
+            let client = document(id, &url, body.to_string().as_bytes()).unwrap();
+            assert_eq!(client.name, "Appx");
+            assert_eq!(client.redirect_uris, ["http://127.0.0.1:9/cb"]);
+            let other = serde_json::json!({"client_id": "https://other.example/c",
+                "redirect_uris": ["https://app.example/cb"]});
+            let refused = document(id, &url, other.to_string().as_bytes());
+            assert_eq!(refused.err(), Some(Refused::Invalid));
+            let secret = serde_json::json!({"client_id": id, "redirect_uris":
+                ["https://app.example/cb"], "token_endpoint_auth_method": "client_secret_basic"});
+            let refused = document(id, &url, secret.to_string().as_bytes());
+            assert_eq!(refused.err(), Some(Refused::NotPublic));
+        }
+    }
 }

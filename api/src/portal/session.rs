@@ -7,7 +7,12 @@
 //!   `PortalSessionClosed`; the cookie holds the secret, the ledger only its digest;
 //! - an address's account is `EmailBound` on `portal-email-{sha256(address)}`: the
 //!   account an operator opened with that address if there is one (claimed on first
-//!   sign-in), else one opened for it, atomically with the binding.
+//!   sign-in), else one opened for it, atomically with the binding. The operator's
+//!   account is looked for in the ledger's own `AccountOpened` events (the read model
+//!   only for the part its checkpoint covers), so a sign-in racing the projector cannot
+//!   miss it and bind the address to a new account for good.
+
+use std::net::IpAddr;
 
 use chrono::{DateTime, Duration, Utc};
 use manabi_ledger::account::Account;
@@ -15,7 +20,7 @@ use manabi_ledger::operator::Email;
 use manabi_ledger::store::{
     AppendCommand, AppendRejection, ExpectedVersion, NewEvent, StreamAppend,
 };
-use manabi_ledger::{EventStore, Store, StreamName};
+use manabi_ledger::{EventStore, Position, Store, StreamName};
 use manabi_schemas::events::{
     EmailBound, EventMetadata, LedgerEvent, PortalSessionClosed, PortalSessionOpened,
     SignInLinkIssued, SignInLinkUsed,
@@ -28,6 +33,11 @@ use uuid::Uuid;
 pub const LINK_MINUTES: i64 = 15;
 /// How long a session lasts without signing in again.
 pub const SESSION_DAYS: i64 = 7;
+/// Ledger events read at a time past the read models' checkpoint.
+const TAIL_PAGE_EVENTS: u32 = 1_000;
+/// Events past the checkpoint a sign-in reads at most before answering "retry": a
+/// projector that far behind is down, and a guess would bind the address for good.
+const TAIL_EVENTS_MAX: usize = 100_000;
 
 /// A signed-in person.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +72,7 @@ pub enum LinkRefusal {
 #[error("the ledger is unavailable: {0}")]
 pub struct LedgerDown(pub String);
 
-fn down(error: impl std::fmt::Display) -> LedgerDown {
+pub(crate) fn down(error: impl std::fmt::Display) -> LedgerDown {
     LedgerDown(error.to_string())
 }
 
@@ -103,6 +113,11 @@ pub fn csrf_of(secret: &str) -> String {
     digest(&["csrf", secret])
 }
 
+/// Who the ledger records as asking for a link: nobody is signed in yet, so the client.
+fn client_actor(client: IpAddr) -> String {
+    format!("client:{client}")
+}
+
 fn event(event: LedgerEvent, actor: Option<String>, at: DateTime<Utc>) -> NewEvent {
     let metadata = EventMetadata {
         actor,
@@ -111,8 +126,13 @@ fn event(event: LedgerEvent, actor: Option<String>, at: DateTime<Utc>) -> NewEve
     NewEvent::new(event, metadata, at)
 }
 
-/// Records a new link for `email`; the secret goes in the mail only.
-pub async fn issue_link(store: &Store, email: &Email) -> Result<String, LedgerDown> {
+/// Records a new link for `email`, asked for by `client` (the address the sign-in limit
+/// counts); the secret goes in the mail only.
+pub async fn issue_link(
+    store: &Store,
+    email: &Email,
+    client: IpAddr,
+) -> Result<String, LedgerDown> {
     let secret = new_secret();
     let now = Utc::now();
     let issued = LedgerEvent::SignInLinkIssued(SignInLinkIssued {
@@ -122,7 +142,7 @@ pub async fn issue_link(store: &Store, email: &Email) -> Result<String, LedgerDo
     let command = AppendCommand::single(
         link_stream(&secret),
         ExpectedVersion::NoStream,
-        vec![event(issued, None, now)],
+        vec![event(issued, Some(client_actor(client)), now)],
     );
     store.append(command).await.map_err(down)?.map_err(down)?;
     Ok(secret)
@@ -273,9 +293,7 @@ async fn account_of(store: &Store, email: &str) -> Result<Uuid, LedgerDown> {
         if let Some(bound) = bound_account(store, &stream).await? {
             return Ok(bound);
         }
-        let existing = manabi_projector::queries::account_by_email(store, email)
-            .await
-            .map_err(down)?;
+        let existing = opened_with(store, email).await?;
         let now = Utc::now();
         let actor = Some(format!("portal:{email}"));
         let mut appends = Vec::new();
@@ -324,4 +342,51 @@ async fn bound_account(store: &Store, stream: &StreamName) -> Result<Option<Uuid
             LedgerEvent::EmailBound(bound) => Some(bound.account_id),
             _ => None,
         }))
+}
+
+/// The earliest account an operator opened with `email`, missing none: the read model
+/// answers for the ledger up to its checkpoint (read before it, so the read model covers
+/// at least that much), and the events after the checkpoint are read from the ledger.
+async fn opened_with(store: &Store, email: &str) -> Result<Option<Uuid>, LedgerDown> {
+    let covered = manabi_projector::checkpoint(store).await.map_err(down)?;
+    let projected = manabi_projector::queries::account_by_email(store, email)
+        .await
+        .map_err(down)?;
+    if projected.is_some() {
+        return Ok(projected);
+    }
+    opened_after(store, email, covered).await
+}
+
+/// The first `AccountOpened` with `email` after `after` in the ledger's global order.
+async fn opened_after(
+    store: &Store,
+    email: &str,
+    mut after: Position,
+) -> Result<Option<Uuid>, LedgerDown> {
+    let address = email.to_lowercase();
+    let mut read = 0;
+    while read < TAIL_EVENTS_MAX {
+        let page = store
+            .read_all_after(after, TAIL_PAGE_EVENTS)
+            .await
+            .map_err(down)?;
+        let Some(last) = page.last() else {
+            return Ok(None);
+        };
+        after = last.position;
+        read += page.len();
+        let found = page.iter().find_map(|recorded| match &recorded.event {
+            LedgerEvent::AccountOpened(opened) if opened.email.to_lowercase() == address => {
+                Some(opened.account_id)
+            }
+            _ => None,
+        });
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    Err(LedgerDown(format!(
+        "the read models are more than {TAIL_EVENTS_MAX} events behind the ledger"
+    )))
 }

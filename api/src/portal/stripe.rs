@@ -10,8 +10,12 @@
 //!   `…async_payment_succeeded`) of a paid session credits the recorded points in one
 //!   append with `CheckoutCompleted` at version 1 of the session's stream, so a replayed
 //!   or duplicated delivery credits once; the amount and currency must be the recorded
-//!   price. `charge.refunded` of a fully refunded purchase takes its points back (at most
-//!   the balance) as an adjustment, once per payment.
+//!   price; a refused append is answered 200 only when that version 1 is on record,
+//!   anything else a 503 Stripe retries. `charge.refunded` takes back the refunded share
+//!   of the purchase's points (`points × amount_refunded / amount`, rounded down, at most
+//!   the balance; `amount_refunded` is the charge's running total), less what earlier
+//!   refunds of the payment took: one adjustment per step, keyed
+//!   `stripe-refund:{pi}[:{step}]`, so a replayed delivery takes nothing more.
 
 use std::time::Duration;
 
@@ -314,17 +318,30 @@ async fn complete(store: &Store, session: &Value, event_id: &str) -> Result<&'st
             Ok(Ok(_)) => return Ok("credited"),
             Ok(Err(AppendRejection::WrongVersion { stream, .. }))
                 if stream == StreamName::account(account.id) => {}
-            Ok(Err(AppendRejection::DuplicateIdempotencyKey { .. })) => {
-                return Ok("already credited");
-            }
-            Ok(Err(_)) => return Ok("already credited"),
+            Ok(Err(rejection)) => return credited_before(store, session_id, &rejection).await,
             Err(error) => return Err(error.to_string()),
         }
     }
     Err("the account kept changing".to_owned())
 }
 
-/// Takes back a fully refunded purchase's points, once.
+/// After the credit of a session was refused: answered 200 only when the session's
+/// completion is on record (another delivery credited it, in the same append); any other
+/// refusal is an error, so Stripe delivers again.
+async fn credited_before(
+    store: &Store,
+    session_id: &str,
+    rejection: &AppendRejection,
+) -> Result<&'static str, String> {
+    let (_, completed) = started(store, session_id).await?;
+    if completed {
+        Ok("already credited")
+    } else {
+        Err(format!("the credit was refused: {rejection}"))
+    }
+}
+
+/// Takes back the refunded share of a purchase's points, once per share refunded.
 async fn refund(store: &Store, charge: &Value, event_id: &str) -> Result<&'static str, String> {
     let Some(payment_intent) = charge["payment_intent"].as_str() else {
         return Ok("no payment intent");
@@ -340,26 +357,71 @@ async fn refund(store: &Store, charge: &Value, event_id: &str) -> Result<&'stati
     let (Some(started), _) = started(store, &linked.session_id).await? else {
         return Ok("unknown session");
     };
-    let (amount, refunded) = (
-        charge["amount"].as_i64(),
+    let (Some(paid), Some(refunded)) = (
+        charge["amount"].as_i64().filter(|paid| *paid > 0),
         charge["amount_refunded"].as_i64(),
-    );
-    if amount.is_none() || refunded < amount {
-        tracing::warn!(
-            payment_intent,
-            ?amount,
-            ?refunded,
-            "a partial Stripe refund: adjust the points by hand (manabi admin topup)"
-        );
-        return Ok("partial refund: left to the operator");
+    ) else {
+        tracing::warn!(payment_intent, "a Stripe refund without its amounts");
+        return Ok("no amounts");
+    };
+    let taking = TakeBack {
+        account_id: started.account_id,
+        payment_intent,
+        points: refunded_points(started.points, refunded, paid),
+        metadata: stripe_metadata(event_id),
+    };
+    take_back(store, &taking).await
+}
+
+/// The points a refund of `refunded` of `paid` yen takes back of a pack of `points`:
+/// its share, rounded down (`refunded` is Stripe's running total for the charge).
+fn refunded_points(points: i64, refunded: i64, paid: i64) -> i64 {
+    assert!(paid > 0, "a refund of a paid charge");
+    let refunded = refunded.clamp(0, paid);
+    // i128: points times yen cannot overflow; the share is at most `points`.
+    let share = i128::from(points) * i128::from(refunded) / i128::from(paid);
+    i64::try_from(share).unwrap_or(points)
+}
+
+/// Refund adjustments of one payment a delivery walks at most.
+const REFUND_STEPS_MAX: u32 = 1_000;
+
+/// What the refunds of a payment should have taken back in all.
+struct TakeBack<'a> {
+    account_id: uuid::Uuid,
+    payment_intent: &'a str,
+    points: i64,
+    metadata: EventMetadata,
+}
+
+/// The idempotency key of the `step`-th adjustment of a payment's refunds (the first is
+/// the key a full refund has always had).
+fn refund_key(payment_intent: &str, step: u32) -> String {
+    match step {
+        0 => format!("stripe-refund:{payment_intent}"),
+        step => format!("stripe-refund:{payment_intent}:{step}"),
     }
-    let key = format!("stripe-refund:{payment_intent}");
-    for _ in 0..ATTEMPTS {
-        let account = load_account(store, started.account_id)
+}
+
+/// Takes back what the payment's earlier refunds left of `taking.points`, at most the
+/// balance. Each take is an adjustment keyed by its step: the ledger refuses a step on
+/// record as a duplicate and hands it back, which says what it took, so the steps are
+/// walked in order and a replayed or reordered delivery takes nothing twice.
+async fn take_back(store: &Store, taking: &TakeBack<'_>) -> Result<&'static str, String> {
+    let mut taken = 0;
+    let mut step = 0;
+    let mut clashes = 0;
+    while step < REFUND_STEPS_MAX && clashes < ATTEMPTS {
+        let wanted = taking.points - taken;
+        if wanted <= 0 {
+            return Ok("already taken back");
+        }
+        let account = load_account(store, taking.account_id)
             .await
             .map_err(|error| error.to_string())?;
+        let key = refund_key(taking.payment_intent, step);
         let Some(debit) = account
-            .decide_refund_debit(started.points, &key)
+            .decide_refund_debit(wanted, &key)
             .map_err(|error| error.to_string())?
         else {
             return Ok("nothing left to take back");
@@ -369,20 +431,42 @@ async fn refund(store: &Store, charge: &Value, event_id: &str) -> Result<&'stati
             ExpectedVersion::Exact(account.version),
             vec![NewEvent::new(
                 debit,
-                stripe_metadata(event_id),
+                taking.metadata.clone(),
                 chrono::Utc::now(),
             )],
         );
         match store.append(command).await {
             Ok(Ok(_)) => return Ok("points taken back"),
-            Ok(Err(AppendRejection::DuplicateIdempotencyKey { .. })) => {
-                return Ok("already taken back");
+            Ok(Err(AppendRejection::DuplicateIdempotencyKey { existing, .. })) => {
+                taken += earlier_take(&existing, account.id)?;
+                step += 1;
             }
-            Ok(Err(_)) => {}
+            Ok(Err(
+                AppendRejection::WrongVersion { .. }
+                | AppendRejection::EarlierCommandRejected { .. },
+            )) => clashes += 1,
             Err(error) => return Err(error.to_string()),
         }
     }
-    Err("the account kept changing".to_owned())
+    Err("the refund could not be recorded: the account kept changing".to_owned())
+}
+
+/// The points an earlier refund step took back.
+fn earlier_take(
+    existing: &manabi_ledger::store::RecordedEvent,
+    account_id: uuid::Uuid,
+) -> Result<i64, String> {
+    match &existing.event {
+        LedgerEvent::PointsCredited(credited)
+            if existing.stream == StreamName::account(account_id) && credited.points < 0 =>
+        {
+            Ok(-credited.points)
+        }
+        _ => Err(format!(
+            "the refund key is already used by event {} on {}",
+            existing.id, existing.stream
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -412,5 +496,30 @@ mod tests {
         assert!(!signature_holds(&header, body, "whsec_x", 2_000), "too old");
         assert!(!signature_holds("v1=00", body, "whsec_x", 1_000), "no time");
         assert!(!signature_holds("", body, "whsec_x", 1_000));
+    }
+
+    #[test]
+    fn a_refund_takes_back_its_share_rounded_down() {
+        assert_eq!(
+            refunded_points(5_250, 1_234, 5_000),
+            1_295,
+            "5250 × 1234 / 5000"
+        );
+        assert_eq!(refunded_points(5_250, 5_000, 5_000), 5_250, "all of it");
+        assert_eq!(refunded_points(1_000, 0, 1_000), 0);
+        assert_eq!(refunded_points(1_000, 1, 3), 333);
+        assert_eq!(
+            refunded_points(1_000, 9_999, 1_000),
+            1_000,
+            "never more than the pack"
+        );
+        assert_eq!(refunded_points(1_000, -5, 1_000), 0);
+        assert_eq!(refunded_points(i64::MAX, 7, 7), i64::MAX, "no overflow");
+    }
+
+    #[test]
+    fn the_first_refund_step_keeps_the_key_full_refunds_always_had() {
+        assert_eq!(refund_key("pi_1", 0), "stripe-refund:pi_1");
+        assert_eq!(refund_key("pi_1", 2), "stripe-refund:pi_1:2");
     }
 }
