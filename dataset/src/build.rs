@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use manabi_schemas::{Learnable, LearnableType, Relation};
+use manabi_schemas::{Learnable, LearnableBody, LearnableType, Relation};
 use manabi_search::Surface;
 use serde_json::value::RawValue;
 
@@ -152,11 +152,17 @@ pub fn assemble(parts: Vec<Part>) -> anyhow::Result<Assembled> {
     for built in &mut learnables {
         built.sample = in_sample(built);
     }
-    let ids: BTreeSet<&str> = learnables.iter().map(|b| b.learnable.id.as_str()).collect();
+    // A word links only the kanji entries that exist (燐 of マッチ's 燐寸 is in no list).
+    let ids: BTreeSet<String> = learnables.iter().map(|b| b.learnable.id.clone()).collect();
+    for built in &mut learnables {
+        if let LearnableBody::Vocabulary(detail) = &mut built.learnable.body {
+            detail.kanji.retain(|id| ids.contains(id));
+        }
+    }
     let total = relations.len();
     let kept: Vec<Relation> = relations
         .into_iter()
-        .filter(|r| r.from != r.to && ids.contains(r.from.as_str()) && ids.contains(r.to.as_str()))
+        .filter(|r| r.from != r.to && ids.contains(&r.from) && ids.contains(&r.to))
         .collect();
     let relations_dropped = total - kept.len();
     Ok(Assembled {

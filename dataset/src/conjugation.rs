@@ -508,11 +508,16 @@ pub fn pattern_forms(pattern: &str) -> Option<Vec<String>> {
             format!("{base}なくて"),
         ]);
     }
-    if tail.ends_with('だ') {
+    // だ alone negates (ではない); after a noun of the pattern (ものだ, がちだ, ようだ) the
+    // negative is another construction (たくないものだ), so it is not made by rule.
+    if tail == "だ" {
         return Some(pick(
             Class::Copula,
             &["dictionary", "polite", "negative", "past"],
         ));
+    }
+    if tail.ends_with('だ') {
+        return Some(pick(Class::Copula, &["dictionary", "polite", "past"]));
     }
     if tail.ends_with("いい") {
         return Some(pick(Class::Yoi, &["dictionary", "negative", "past", "te"]));
@@ -805,10 +810,7 @@ mod tests {
                 ],
             ),
             ("あまり〜ない", &["ない", "ません", "なかった", "なくて"]),
-            (
-                "〜一方だ",
-                &["一方だ", "一方です", "一方ではない", "一方だった"],
-            ),
+            ("〜一方だ", &["一方だ", "一方です", "一方だった"]),
             (
                 "〜てほしい",
                 &["てほしい", "てほしくない", "てほしかった", "てほしくて"],

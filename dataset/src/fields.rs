@@ -53,6 +53,13 @@ fn grammar(artifact: &Artifact, quality: &mut LevelQuality) {
         let LearnableBody::Grammar(detail) = &learnable.body else {
             continue;
         };
+        // A variant is another way to say it, not the pattern again.
+        if detail.variants.contains(&detail.pattern) {
+            quality.problems.push(format!(
+                "grammar {}: a variant repeats the pattern {}",
+                learnable.id, detail.pattern
+            ));
+        }
         if pattern_forms(&detail.pattern).is_none() && detail.conjugation.is_empty() {
             continue;
         }
@@ -87,6 +94,11 @@ fn conjugates(detail: &VocabularyDetail) -> bool {
 }
 
 fn vocabulary(artifact: &Artifact, quality: &mut LevelQuality) {
+    let ids: std::collections::HashSet<&str> = artifact
+        .learnables
+        .iter()
+        .map(|l| l.summary.id.as_str())
+        .collect();
     let mut figures = [0usize; 7];
     let [
         conjugating,
@@ -101,6 +113,12 @@ fn vocabulary(artifact: &Artifact, quality: &mut LevelQuality) {
         let LearnableBody::Vocabulary(detail) = &learnable.body else {
             continue;
         };
+        if let Some(missing) = detail.kanji.iter().find(|id| !ids.contains(id.as_str())) {
+            quality.problems.push(format!(
+                "vocabulary {}: it links {missing}, which is not an entry",
+                learnable.id
+            ));
+        }
         let label = learnable.label.as_deref().unwrap_or_default();
         let expected = entry::conjugation(label, &detail.readings, &detail.senses);
         if conjugates(detail) {

@@ -196,9 +196,9 @@ const KANJI: [(&str, Option<u8>, Option<&str>); 16] = [
     ("kanji-7684", Some(3), None),                     // 的
     ("kanji-8eab", Some(3), None),                     // 身
     ("kanji-7121", Some(3), None),                     // 無
-    ("kanji-51ea", None, Some("jlpt-none-name-only")), // 凪
-    ("kanji-67ca", None, Some("jlpt-none-name-only")), // 柊
-    ("kanji-98af", None, Some("jlpt-none-name-only")), // 颯
+    ("kanji-51ea", None, Some("jlpt-none-jinmeiyo")),  // 凪
+    ("kanji-67ca", None, Some("jlpt-none-jinmeiyo")),  // 柊
+    ("kanji-98af", None, Some("jlpt-none-jinmeiyo")),  // 颯
     ("kanji-8ab0", None, Some("jlpt-none-joyo-2010")), // 誰
     ("kanji-9b31", None, Some("jlpt-none-joyo-2010")), // 鬱
 ];
@@ -215,7 +215,7 @@ fn kanji_are_graded_by_the_documented_rule() {
             panic!("{id}: kanji body")
         };
         let list = detail.list.as_deref();
-        let expected_list = if reason == Some("jlpt-none-name-only") {
+        let expected_list = if reason == Some("jlpt-none-jinmeiyo") {
             "jinmeiyo"
         } else {
             "joyo"

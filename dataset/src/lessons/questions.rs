@@ -28,7 +28,10 @@ impl<'a> Pools<'a> {
 
     /// Up to three distractors for `target`: entries of its pool whose `show` is neither
     /// empty nor the answer, nor shared with another distractor, and which `clashes` does
-    /// not reject. The starting point is spread by a stable hash of the target's id.
+    /// not reject. Candidates are taken in an order shuffled by a stable hash of the
+    /// target's id, those that start like the answer first (`check::initial`: the same
+    /// kana row or first letter), so the answer never stands out as the one choice that
+    /// starts differently from three that start alike.
     fn distractors(
         &self,
         key: &str,
@@ -40,24 +43,48 @@ impl<'a> Pools<'a> {
         let Some(pool) = self.by_key.get(key) else {
             return Vec::new();
         };
-        let start = (stable_hash(&target.id) % pool.len().max(1) as u64) as usize;
-        let mut picked: Vec<String> = Vec::new();
-        for offset in 0..pool.len() {
-            let candidate = pool[(start + offset * 7) % pool.len()];
-            if candidate.id == target.id || clashes(candidate) {
-                continue;
-            }
+        let initial = check::initial(answer);
+        let mut candidates: Vec<(bool, u64, String)> = pool
+            .iter()
+            .filter(|candidate| candidate.id != target.id && !clashes(candidate))
             // A choice of another script than the answer would give the answer away.
-            let Some(shown) =
-                show(candidate).filter(|s| !s.is_empty() && check::form(s) == check::form(answer))
-            else {
-                continue;
-            };
+            .filter_map(|candidate| {
+                let shown = show(candidate)
+                    .filter(|s| !s.is_empty() && check::form(s) == check::form(answer))?;
+                let order = stable_hash(&format!("{}|{}", target.id, candidate.id));
+                Some((check::initial(&shown) != initial, order, shown))
+            })
+            .collect();
+        candidates.sort();
+        let mut picked: Vec<String> = Vec::new();
+        let mut rest = candidates.into_iter().map(|(_, _, shown)| shown);
+        for shown in rest.by_ref() {
             if shown != answer && !picked.contains(&shown) {
                 picked.push(shown);
             }
             if picked.len() == CHOICES - 1 {
                 break;
+            }
+        }
+        // Distractors all starting alike, unlike the answer, would point at it: the last
+        // one gives way to a candidate that starts otherwise, or the question is not asked.
+        let alike = |picked: &[String]| {
+            let first = picked.first().map(|p| check::initial(p));
+            picked.len() >= 2
+                && first.as_ref() != Some(&initial)
+                && picked.iter().all(|p| Some(check::initial(p)) == first)
+        };
+        if alike(&picked) {
+            let shared = check::initial(&picked[0]);
+            let other = rest.find(|shown| {
+                shown != answer && !picked.contains(shown) && check::initial(shown) != shared
+            });
+            match other {
+                Some(other) => {
+                    picked.pop();
+                    picked.push(other);
+                }
+                None => picked.clear(),
             }
         }
         picked

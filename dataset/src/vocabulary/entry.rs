@@ -43,10 +43,12 @@ pub struct Forms {
 
 impl Forms {
     pub fn new(entry: &Entry, headwords: &[String]) -> Self {
+        // Irregular and outdated spellings are not shown, nor ateji nobody writes (燐寸
+        // for マッチ, 鳥渡 for ちょっと: JMdict gives them no priority).
         let shown_kanji: Vec<&str> = entry
             .kanji
             .iter()
-            .filter(|k| !hidden(&k.info))
+            .filter(|k| !hidden(&k.info) && !unwritten_ateji(k))
             .map(|k| k.text.as_str())
             .collect();
         let shown_readings: Vec<&str> = entry
@@ -61,10 +63,27 @@ impl Forms {
             .map(|k| k.text.as_str())
             .chain(entry.readings.iter().map(|r| r.text.as_str()))
             .collect();
+        // The list's spelling, unless JMdict gives it no priority while its main written
+        // form has one: 曲る and 御飯 are listed, 曲がる and ご飯 are what is written.
+        let main = entry
+            .kanji
+            .iter()
+            .find(|k| !hidden(&k.info) && !k.priority.is_empty());
+        let rare_spelling = |headword: &str| {
+            main.is_some_and(|main| {
+                entry
+                    .kanji
+                    .iter()
+                    .any(|k| k.text == headword && k.text != main.text && k.priority.is_empty())
+            })
+        };
         let label = headwords
             .iter()
             .find(|h| all_forms.contains(&h.as_str()))
-            .cloned()
+            .map(|h| match main {
+                Some(main) if rare_spelling(h) => main.text.clone(),
+                _ => h.clone(),
+            })
             .or_else(|| shown_kanji.first().map(|k| (*k).to_owned()))
             .or_else(|| entry.readings.first().map(|r| r.text.clone()))
             .unwrap_or_default();
@@ -97,6 +116,11 @@ impl Forms {
 fn hidden(info: &[String]) -> bool {
     info.iter()
         .any(|tag| HIDDEN_FORM_TAGS.contains(&tag.as_str()))
+}
+
+/// An ateji spelling JMdict gives no priority: not how the word is written.
+fn unwritten_ateji(kanji: &super::jmdict::KanjiElement) -> bool {
+    kanji.info.iter().any(|tag| tag == "ateji") && kanji.priority.is_empty()
 }
 
 fn push_missing<'a>(list: &mut Vec<String>, items: impl Iterator<Item = &'a str>) {

@@ -8,12 +8,16 @@
 //! token boundaries, and none inside a longer vocabulary word (`boundary`), so that the
 //! cloze blank on it is a word of its own too. Curated pairs pass the same test.
 //!
-//! Short sentences with an English translation and few words harder than the entry are
-//! preferred, as they are easiest to read.
+//! Only sentences with an English translation are taken; short ones with few words harder
+//! than the entry are preferred, as they are easiest to read. The word must be read as
+//! the entry reads it (the analysis's reading of the span), or the sentence is about
+//! another word written alike.
 
 use std::collections::{HashMap, HashSet};
 
 use manabi_schemas::vocabulary::ExampleSentence;
+
+use manabi_search::kana::katakana_to_hiragana;
 
 use super::lattice::{Morpheme, Tokenizer};
 use super::mecab::MecabError;
@@ -39,6 +43,10 @@ pub struct WordQuery {
     /// JLPT level, 5 (N5) easiest; `None` for a word no list grades (no word in a
     /// sentence counts as harder than it).
     pub level: Option<u8>,
+    /// The word's readings in hiragana: a sentence whose analysis reads the written form
+    /// otherwise is about another word (縁 read ふち is not 縁 えん, 勝 read まさる is a
+    /// name, not 勝 しょう).
+    pub readings: Vec<String>,
 }
 
 /// What judges a sentence: the analyser, the vocabulary's written forms (the longer
@@ -50,14 +58,19 @@ pub struct Judge<'a> {
 }
 
 impl Judge<'_> {
-    /// Whether `word` is a word of its own in `text` (for curated pairs).
-    pub fn fits(&self, text: &str, word: &WordForms) -> Result<bool, MecabError> {
+    /// Whether `word` is a word of its own in `text`, read as the word is (for curated
+    /// pairs).
+    pub fn fits(&self, text: &str, word: &WordQuery) -> Result<bool, MecabError> {
         let tokens = self.tokenizer.tokenize(text)?;
         let mut matched = false;
         span_keys(text, &tokens, |key| {
-            matched |= word.exact.iter().any(|f| f == key)
+            matched |= word.forms.exact.iter().any(|f| f == key)
         });
-        Ok(matched && self.on_boundary(text, &tokens, word))
+        Ok(
+            matched
+                && self.on_boundary(text, &tokens, &word.forms)
+                && reads_as(text, &tokens, word),
+        )
     }
 
     fn on_boundary(&self, text: &str, tokens: &[Morpheme], word: &WordForms) -> bool {
@@ -116,6 +129,11 @@ impl Corpus {
         let by_form = boundary::by_form(&forms);
         let mut best: Vec<Vec<(usize, usize)>> = vec![Vec::new(); words.len()];
         for (index, sentence) in self.sentences.iter().enumerate() {
+            // A sentence without English teaches a learner little (a classical waka for
+            // 松): it is not an example.
+            if sentence.english.is_none() {
+                continue;
+            }
             let text = sentence.japanese.as_str();
             let tokens = judge.tokenizer.tokenize(text)?;
             let mut found: HashSet<usize> = HashSet::new();
@@ -123,7 +141,9 @@ impl Corpus {
                 found.extend(by_form.get(key).into_iter().flatten());
             });
             for word in found {
-                if !judge.on_boundary(text, &tokens, &words[word].forms) {
+                if !judge.on_boundary(text, &tokens, &words[word].forms)
+                    || !reads_as(text, &tokens, &words[word])
+                {
                     continue;
                 }
                 let harder = judge.harder_words(&tokens, words[word].level);
@@ -171,6 +191,56 @@ fn span_keys(text: &str, tokens: &[Morpheme], mut key: impl FnMut(&str)) {
             key(&format!("{stem}{}", tokens[last].base));
         }
     }
+}
+
+/// Whether every occurrence of the word's written forms with kanji in `text` is read as
+/// the word is by the analysis: a whole form, one of its readings; the stem of an
+/// inflecting word, the start of one (書い|た read かい for 書く かく). An occurrence the
+/// analysis gives no reading for is not held against it.
+fn reads_as(text: &str, tokens: &[Morpheme], word: &WordQuery) -> bool {
+    if word.readings.is_empty() {
+        return true;
+    }
+    let span_reading = |start: usize, end: usize| -> Option<String> {
+        let covering: Vec<&Morpheme> = tokens
+            .iter()
+            .filter(|t| t.end > start && t.start < end)
+            .collect();
+        if covering.is_empty() || covering.iter().any(|t| t.reading.is_empty()) {
+            return None;
+        }
+        Some(katakana_to_hiragana(
+            &covering
+                .iter()
+                .map(|t| t.reading.as_str())
+                .collect::<String>(),
+        ))
+    };
+    let with_kanji = |form: &&String| form.chars().any(super::text::is_kanji);
+    let mut whole = HashSet::new();
+    for form in word.forms.exact.iter().filter(with_kanji) {
+        for (start, end) in boundary::occurrences(text, std::slice::from_ref(form)) {
+            whole.insert(start);
+            if span_reading(start, end).is_some_and(|read| !word.readings.contains(&read)) {
+                return false;
+            }
+        }
+    }
+    let Some(stem) = word.forms.stem.as_ref().filter(with_kanji) else {
+        return true;
+    };
+    boundary::occurrences(text, std::slice::from_ref(stem))
+        .into_iter()
+        .filter(|(start, _)| !whole.contains(start))
+        .all(|(start, end)| {
+            span_reading(start, end).is_none_or(|read| {
+                word.readings.iter().any(|reading| {
+                    let mut stem_reading = reading.clone();
+                    stem_reading.pop();
+                    read.starts_with(&stem_reading)
+                })
+            })
+        })
 }
 
 /// Whether every occurrence of the word's forms in `text` starts and ends on a token
@@ -228,6 +298,7 @@ mod tests {
             end,
             base: base.to_owned(),
             lemma: base.to_owned(),
+            reading: String::new(),
         }
     }
 

@@ -21,14 +21,23 @@ const GROUP_CHARS_MAX: usize = 24;
 const CHAR_TABLE_LEN: usize = 0xffff;
 const CATEGORY_NAME_BYTES: usize = 32;
 
-/// A word of the analysed text: its byte range, its dictionary form in the text's spelling
-/// and its lemma.
+/// A word of the analysed text: its byte range, its dictionary form in the text's spelling,
+/// its lemma, and how it is read here (katakana; empty when the dictionary does not say).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Morpheme {
     pub start: usize,
     pub end: usize,
     pub base: String,
     pub lemma: String,
+    pub reading: String,
+}
+
+/// A dictionary word's forms as the analyser keeps them: dictionary form, lemma, reading.
+#[derive(Debug, Clone)]
+struct Forms {
+    base: String,
+    lemma: String,
+    reading: String,
 }
 
 /// Where a dictionary keeps the dictionary form and the lemma in its feature strings.
@@ -41,6 +50,19 @@ pub enum Layout {
 }
 
 impl Layout {
+    /// The reading of the surface: UniDic has none of the surface in kana (its `pron` is
+    /// pronunciation), IPADIC and NAIST-JDIC keep it in field 7.
+    fn reading(self, feature: &str) -> String {
+        match self {
+            Layout::Unidic => String::new(),
+            Layout::Ipadic => split_feature(feature)
+                .get(7)
+                .filter(|f| f.as_str() != "*")
+                .cloned()
+                .unwrap_or_default(),
+        }
+    }
+
     fn forms(self, feature: &str, surface: &str) -> (String, String) {
         let fields = split_feature(feature);
         let field = |index: usize| {
@@ -204,8 +226,9 @@ pub struct Tokenizer {
     /// Unknown-word tokens by category index.
     unknown_by_category: Vec<Vec<u32>>,
     layout: Layout,
-    /// Base form and lemma by word token: features are read from the file on demand.
-    forms: RefCell<HashMap<u32, (String, String)>>,
+    /// Base form, lemma and reading by word token: features are read from the file on
+    /// demand.
+    forms: RefCell<HashMap<u32, Forms>>,
 }
 
 impl Tokenizer {
@@ -368,23 +391,35 @@ impl Tokenizer {
 
     fn morpheme(&self, text: &str, node: Node) -> Result<Morpheme, MecabError> {
         let surface = &text[node.start..node.end];
-        let (base, lemma) = match node.source {
+        let forms = match node.source {
             Source::Word(index) => {
                 if let Some(forms) = self.forms.borrow().get(&index) {
                     forms.clone()
                 } else {
-                    let forms = self.layout.forms(&self.words.feature(index)?, surface);
+                    let feature = self.words.feature(index)?;
+                    let (base, lemma) = self.layout.forms(&feature, surface);
+                    let reading = self.layout.reading(&feature);
+                    let forms = Forms {
+                        base,
+                        lemma,
+                        reading,
+                    };
                     self.forms.borrow_mut().insert(index, forms.clone());
                     forms
                 }
             }
-            Source::Unknown | Source::Bos => (surface.to_owned(), surface.to_owned()),
+            Source::Unknown | Source::Bos => Forms {
+                base: surface.to_owned(),
+                lemma: surface.to_owned(),
+                reading: String::new(),
+            },
         };
         Ok(Morpheme {
             start: node.start,
             end: node.end,
-            base,
-            lemma,
+            base: forms.base,
+            lemma: forms.lemma,
+            reading: forms.reading,
         })
     }
 }

