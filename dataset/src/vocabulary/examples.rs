@@ -372,6 +372,7 @@ mod audit {
         let tokenizer = Tokenizer::open(&dir, Layout::Ipadic).expect("dictionary");
         let mut words = HashMap::new();
         let (mut entries, mut entries_off, mut examples, mut off) = (0, 0, 0, 0);
+        let mut read_otherwise = 0;
         for loaded in &artifact.learnables {
             let Ok(learnable) = serde_json::from_str::<Learnable>(&loaded.json) else {
                 continue;
@@ -380,12 +381,26 @@ mod audit {
                 continue;
             };
             let forms = WordForms::of(&learnable, detail);
+            let label = learnable.label.clone().unwrap_or_default();
+            let query = WordQuery {
+                forms: forms.clone(),
+                level: None,
+                readings: detail
+                    .readings
+                    .iter()
+                    .filter(|r| r.applies_to.is_empty() || r.applies_to.contains(&label))
+                    .map(|r| katakana_to_hiragana(&r.text))
+                    .collect(),
+            };
             entries += 1;
             let mut any_off = false;
             for example in &detail.examples {
                 examples += 1;
                 let text = example.japanese.as_str();
                 let tokens = tokenizer.tokenize(text).expect("tokens");
+                if !reads_as(text, &tokens, &query) {
+                    read_otherwise += 1;
+                }
                 let mut matched = false;
                 span_keys(text, &tokens, |k| {
                     matched |= forms.exact.iter().any(|f| f == k)
@@ -431,7 +446,9 @@ mod audit {
         }
         eprintln!(
             "entries {entries}, with an example off a token boundary {entries_off}; \
-             examples {examples}, off {off}; cloze blanks {blanks}, off {blanks_off}"
+             examples {examples}, off {off}, read otherwise {read_otherwise}; cloze blanks \
+             {blanks}, off {blanks_off}"
         );
+        assert_eq!(off + read_otherwise + blanks_off, 0);
     }
 }
