@@ -193,10 +193,19 @@ async fn a_payment_serves_one_answer_and_the_ledger_records_it() {
     assert_eq!(response["success"], true);
     assert_eq!(response["network"], "eip155:84532");
     assert_eq!(headers["x-payment-response"], headers["payment-response"]);
-    // The same payment again, in order: refused, nothing served, nothing settled.
+    // The same payment again, in order: refused by the ledger, nothing served, nothing
+    // settled, and the facilitator not asked again.
+    let verifies = facilitator.verifies();
     let (status, _, body) = get(&app, SEARCH, &[("payment-signature", &header)]).await;
     assert_eq!(status, 402, "{body}");
     assert_eq!(body["code"], "PAYMENT_INVALID");
+    assert!(
+        body["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("already paid")),
+        "{body}"
+    );
+    assert_eq!(facilitator.verifies(), verifies);
     // v1, a read.
     let (_, requirement) = terms(&app, READ).await;
     let authorization = payer.authorization_for(&requirement);
@@ -287,7 +296,8 @@ async fn one_payment_sent_fifty_times_to_two_replicas_serves_once_on_postgres() 
     one_payment_fifty_times(Backend::Postgres, 2).await;
 }
 
-/// A bad payment for a read: the status and code, and nothing served or settled.
+/// A bad payment for a read: the status and code, nothing served or settled, and
+/// nothing recorded as paid in the ledger (no claim on the statement).
 async fn refused(
     tweak: impl FnOnce(&mut Value, &mut Authorization),
     want_status: u16,
@@ -295,7 +305,8 @@ async fn refused(
     want_reason: &str,
 ) {
     let facilitator = FakeFacilitator::start().await;
-    let app = serve(&facilitator, &[]).await;
+    let db = fresh_db(Backend::Sqlite).await;
+    let app = serve(&facilitator, &[("MANABI_DATABASE_URL", db.url.as_str())]).await;
     let payer = Payer::new();
     let header = paid_header(&app, &payer, READ, tweak).await;
     refused_header(
@@ -307,6 +318,8 @@ async fn refused(
         want_reason,
     )
     .await;
+    let statement = x402_statement(&db.url);
+    assert_eq!(statement["lines"], json!([]), "{statement}");
 }
 
 async fn refused_header(

@@ -55,12 +55,13 @@ pub async fn serve_call(
     call.query(operation)?;
     call.credential.idempotency_key()?;
     let caller = authenticate(state, &call, operation.price).await?;
-    // A paid call carries a fresh signed authorization; only unpaid x402 calls (answered
-    // with terms) share the keyless bucket of their address.
+    // A paid call carries a signed authorization (checked, and a replay refused by the
+    // ledger, before the facilitator is asked); unpaid x402 calls (answered with terms)
+    // and unreadable payments share the keyless bucket of their address.
     let paid = call
         .paid
         .as_ref()
-        .is_some_and(|paid| paid.payment.is_some());
+        .is_some_and(|paid| matches!(paid.payment, Some(Ok(_))));
     let tokens_left = if paid {
         None
     } else {

@@ -456,21 +456,28 @@ pub async fn prepare(
         evm::check(payment.exact(), &expected).map_err(|reason| refused(reason, &terms))?;
     let version = payment.version();
     let requirements = terms.requirements(version);
-    let verified = x402
-        .facilitator
-        .verify(version, payment.raw(), requirements.clone())
-        .await
-        .map_err(facilitator_unavailable)?;
     let payer = format!("{:#x}", checked.payer);
     let nonce = format!("{:#x}", checked.nonce);
-    // A payment whose settlement gave no answer is presented again: the facilitator may
-    // refuse to verify it because its first settlement went through; it is settled again.
-    if !verified.is_valid && !settlement_unknown(state, &payer, &nonce).await {
-        let reason = verified
-            .invalid_reason
-            .unwrap_or_else(|| "no reason given".to_owned());
-        let reason = format!("the facilitator refused it ({reason})");
-        return Err(refused(reason, &terms));
+    // The ledger first: a replayed authorization is refused without asking the
+    // facilitator again, and one whose settlement gave no answer is settled again
+    // without its `/verify`, which refuses an authorization the chain already took.
+    match claim_state(state, &payer, &nonce).await? {
+        ClaimState::Taken => return Err(already_paid(&nonce, &terms)),
+        ClaimState::SettlementUnknown => {}
+        ClaimState::Free => {
+            let verified = x402
+                .facilitator
+                .verify(version, payment.raw(), requirements.clone())
+                .await
+                .map_err(facilitator_unavailable)?;
+            if !verified.is_valid {
+                let reason = verified
+                    .invalid_reason
+                    .unwrap_or_else(|| "no reason given".to_owned());
+                let reason = format!("the facilitator refused it ({reason})");
+                return Err(refused(reason, &terms));
+            }
+        }
     }
     let claim = X402PaymentClaimed {
         payer,
@@ -527,10 +534,7 @@ impl Verified {
                 response,
                 invoice_id,
             }),
-            Outcome::Used => Err(refused(
-                format!("this authorization (nonce {nonce}) has already paid for a call"),
-                &terms,
-            )),
+            Outcome::Used => Err(already_paid(&nonce, &terms)),
             Outcome::Failed(reason) => Err(with_terms(
                 ErrorCode::SettlementFailed,
                 format!("the payment could not be settled ({reason}); nothing was served"),
@@ -550,16 +554,36 @@ impl Verified {
     }
 }
 
-/// True when the payment of `payer` and `nonce` was claimed and its settlement gave no
-/// answer (its stream ends in [`X402SettlementUnknown`]).
-async fn settlement_unknown(state: &AppState, payer: &str, nonce: &str) -> bool {
+/// Where the authorization of `payer` and `nonce` stands in the ledger.
+enum ClaimState {
+    /// Never claimed.
+    Free,
+    /// Claimed, and its settlement gave no answer ([`X402SettlementUnknown`] last).
+    SettlementUnknown,
+    /// Claimed, and paid or refused: it pays for nothing more.
+    Taken,
+}
+
+async fn claim_state(state: &AppState, payer: &str, nonce: &str) -> Result<ClaimState, ApiError> {
     let stream = StreamName::new(format!("x402-{payer}-{nonce}"));
-    match state.ledger.store.read_stream_to_end(&stream, 0).await {
-        Ok(events) => events
-            .last()
-            .is_some_and(|last| matches!(last.event, LedgerEvent::X402SettlementUnknown(_))),
-        Err(_) => false,
-    }
+    let events = state
+        .ledger
+        .store
+        .read_stream_to_end(&stream, 0)
+        .await
+        .map_err(|error| crate::billing::ledger_unavailable(&error.to_string()))?;
+    Ok(match events.last().map(|last| &last.event) {
+        None => ClaimState::Free,
+        Some(LedgerEvent::X402SettlementUnknown(_)) => ClaimState::SettlementUnknown,
+        Some(_) => ClaimState::Taken,
+    })
+}
+
+fn already_paid(nonce: &str, terms: &Arc<Terms>) -> ApiError {
+    refused(
+        format!("this authorization (nonce {nonce}) has already paid for a call"),
+        terms,
+    )
 }
 
 /// A refusal that offers the terms again.
