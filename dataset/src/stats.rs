@@ -36,7 +36,10 @@ pub struct Stats {
     /// (`quality::lookalikes`): JLPT kanji with a look-alike, pairs one-way or self; and
     /// the seed fields (`fields`): grammar points that conjugate and with forms, verbs and
     /// adjectives with a table, keigo marked and given, loanwords with source language
-    /// and word; lesson questions that give their answer away.
+    /// and word; lesson questions that give their answer away; and per history type
+    /// (`history::coverage`) the entities and how many have dates, a role, a location, an
+    /// alias, a relation and a description beyond the templates, and how many are name only
+    /// (`history_person_entities`, `history_person_with_timespan`, …).
     pub quality: BTreeMap<String, usize>,
 }
 
@@ -201,6 +204,7 @@ pub fn stats(artifact: &Artifact) -> serde_json::Result<Stats> {
     let mut quality = crate::quality::levels(artifact).figures;
     quality.extend(crate::quality::lookalikes(artifact).figures);
     quality.extend(crate::fields::measure(artifact).figures);
+    quality.extend(crate::history::coverage::measure(artifact));
     let mut coverage = tally.coverage();
     coverage.extend(frequent_shares(&quality));
     Ok(Stats {
