@@ -819,7 +819,7 @@ async fn invoice_lines_and_statements_are_the_signed_in_accounts() {
         "{csv}"
     );
     assert!(csv.lines().any(|line| line.starts_with("credit,")), "{csv}");
-    // The charts: per key, and the balance at the end of today.
+    // The charts: per key (calls and points), and the balance at the end of today.
     let html = portal.dashboard(&session).await;
     assert!(
         html.contains("Calls per day with the key “calls”"),
@@ -829,6 +829,16 @@ async fn invoice_lines_and_statements_are_the_signed_in_accounts() {
     assert!(
         html.contains(&format!("{today}: 45 points")),
         "the balance chart ends at 45"
+    );
+    // The key's points per day: a chart of its own, today's bar the search's 5 points.
+    let title = "Points spent per day with the key “calls”";
+    let start = html.find(title).expect("a points chart per key");
+    let end = start + html[start..].find("</svg>").expect("the chart's end");
+    let chart = &html[start..end];
+    assert!(chart.contains(&format!("{today}: 5 points")), "{chart}");
+    assert!(
+        chart.contains("5 points from "),
+        "described in words: {chart}"
     );
     // Without a session: back to the sign-in page.
     let anonymous = portal

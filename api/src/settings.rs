@@ -274,6 +274,8 @@ pub enum ConfigError {
     Pack { id: String },
     #[error("x402: {0}")]
     X402(String),
+    #[error("OpenID Connect sign-in: {0}")]
+    Oidc(#[from] crate::portal::oidc::OidcSettingsError),
 }
 
 impl ConfigFile {
@@ -361,7 +363,7 @@ pub struct Settings {
     pub portal: PortalSettings,
 }
 
-/// The developer portal's mail (docs/portal.md).
+/// The developer portal's mail, payments and sign-in provider (docs/portal.md).
 #[derive(Clone, Default)]
 pub struct PortalSettings {
     /// `smtp://host:port` or `smtps://user:password@host`; a secret (it may hold a
@@ -370,6 +372,9 @@ pub struct PortalSettings {
     pub smtp_from: String,
     /// Card payments through Stripe Checkout; `None` when not configured.
     pub stripe: Option<crate::portal::stripe::StripeSettings>,
+    /// Signing in through an OpenID Connect provider; `None` when not configured (the
+    /// email link is then the one sign-in).
+    pub oidc: Option<crate::portal::oidc::OidcSettings>,
 }
 
 impl std::fmt::Debug for PortalSettings {
@@ -378,6 +383,7 @@ impl std::fmt::Debug for PortalSettings {
             .field("smtp_url", &self.smtp_url.as_ref().map(|_| "(secret)"))
             .field("smtp_from", &self.smtp_from)
             .field("stripe", &self.stripe)
+            .field("oidc", &self.oidc)
             .finish()
     }
 }
@@ -444,6 +450,7 @@ impl Settings {
                 smtp_url: None,
                 smtp_from: SMTP_FROM_DEFAULT.to_owned(),
                 stripe: None,
+                oidc: None,
             },
         }
     }
@@ -608,6 +615,22 @@ pub struct ServeOptions {
         default_value = "https://api.stripe.com"
     )]
     pub stripe_api_url: String,
+    /// Issuer of an OpenID Connect provider the portal also signs people in with
+    /// (`https://…`, exactly as the provider names itself; `http` only on a loopback
+    /// address). Set with the client id and secret, or not at all. Register
+    /// `<base>/developers/oidc/callback` as the redirect URI with the provider.
+    #[arg(long, env = "MANABI_OIDC_ISSUER")]
+    pub oidc_issuer: Option<String>,
+    /// The portal's client id at the OpenID Connect provider.
+    #[arg(long, env = "MANABI_OIDC_CLIENT_ID")]
+    pub oidc_client_id: Option<String>,
+    /// The portal's client secret at the OpenID Connect provider. A secret.
+    #[arg(long, env = "MANABI_OIDC_CLIENT_SECRET", hide_env_values = true)]
+    pub oidc_client_secret: Option<SecretString>,
+    /// The provider's name on the sign-in button, "Sign in with <name>" (default: the
+    /// issuer's host).
+    #[arg(long, env = "MANABI_OIDC_NAME")]
+    pub oidc_name: Option<String>,
     #[command(flatten)]
     pub x402: crate::x402::X402Options,
     #[command(flatten)]
@@ -711,6 +734,12 @@ impl ServeOptions {
                 }
                 _ => None,
             },
+            oidc: crate::portal::oidc::OidcSettings::from_options(
+                self.oidc_issuer.as_deref(),
+                self.oidc_client_id.as_deref(),
+                self.oidc_client_secret.as_ref(),
+                self.oidc_name.as_deref(),
+            )?,
         };
         settings.x402 = self
             .x402

@@ -7,6 +7,7 @@
 pub mod deepl;
 pub mod fixture;
 pub mod ledger;
+pub mod oidc;
 pub mod pg_cluster;
 pub mod proxy;
 pub mod smtp;

@@ -1,7 +1,8 @@
-//! The developer portal at `/developers`: sign in with a one-time email link, see the
-//! balance, the packs and the usage of the last 30 days, create and revoke API keys.
-//! Server-rendered (askama templates compiled into the binary, no script needed but the
-//! optional copy button), every asset inline.
+//! The developer portal at `/developers`: sign in with a one-time email link (or through
+//! the operator's OpenID Connect provider, `oidc.rs`), see the balance, the packs and the
+//! usage of the last 30 days, create and revoke API keys. Server-rendered (askama
+//! templates compiled into the binary, no script needed but the optional copy button),
+//! every asset inline.
 //!
 //! Security: the session cookie holds a random secret (`HttpOnly`, `Secure`,
 //! `SameSite=Lax`), the ledger only its digest (`session.rs`); a new one is made at each
@@ -17,6 +18,7 @@
 
 mod mail;
 pub mod oauth;
+pub mod oidc;
 pub mod session;
 pub mod stripe;
 
@@ -60,9 +62,11 @@ const CSRF_COOKIE: &str = "manabi_csrf";
 /// a `purchase_url` chose).
 const NEXT_COOKIE: &str = "manabi_next";
 
-/// The portal's own state: the mailer and the sign-in limits.
+/// The portal's own state: the mailer, the sign-in limits and what the OpenID Connect
+/// provider (if any) last published.
 pub struct Portal {
     pub mailer: Mailer,
+    oidc: oidc::ProviderCache,
     per_address: RateLimiter<
         String,
         governor::state::keyed::DefaultKeyedStateStore<String>,
@@ -90,6 +94,7 @@ impl Portal {
         };
         Portal {
             mailer,
+            oidc: oidc::ProviderCache::default(),
             per_address: RateLimiter::keyed(quota(LINKS_PER_ADDRESS)),
             per_client: RateLimiter::keyed(quota(LINKS_PER_CLIENT)),
         }
@@ -111,6 +116,8 @@ pub fn routes() -> Router<AppState> {
         .route("/developers/sign-in", post(send_link))
         .route("/developers/sign-in/{token}", get(confirm_page))
         .route(SIGN_IN_CONFIRM_PATH, post(confirm))
+        .route(oidc::START_PATH, post(oidc::start))
+        .route(oidc::CALLBACK_PATH, get(oidc::callback))
         .route("/developers/sign-out", post(sign_out))
         .route("/developers/sign-out-everywhere", post(sign_out_everywhere))
         .route("/developers/keys", post(create_key))
@@ -156,6 +163,8 @@ struct SignInPage {
     note: Option<String>,
     error: Option<String>,
     console: bool,
+    /// The OpenID Connect provider's name on its button, when one is configured.
+    oidc_name: Option<String>,
     link_minutes: i64,
     read_jpy: i64,
     search_jpy: i64,
@@ -202,6 +211,9 @@ struct DashboardPage {
     keys: Vec<KeyRow>,
     usage: Vec<manabi_projector::queries::DayUsage>,
     charts: Vec<Chart>,
+    charted_keys_max: usize,
+    /// Keys that made calls in the 30 days beyond the [`CHARTED_KEYS_MAX`] charted.
+    uncharted_keys: usize,
     months: Vec<String>,
 }
 
@@ -228,8 +240,10 @@ struct KeyRow {
 /// One bar chart of the last 30 days, laid out here so the template only places
 /// rectangles.
 struct Chart {
-    id: &'static str,
+    id: String,
     title: String,
+    /// The chart in words (a screen reader's `<desc>`): the total or the levels, the peak.
+    desc: String,
     colour: &'static str,
     width: u32,
     height: u32,
@@ -465,6 +479,12 @@ fn sign_in_page(
         note,
         error,
         console: matches!(state.portal.mailer, Mailer::Console),
+        oidc_name: state
+            .settings
+            .portal
+            .oidc
+            .as_ref()
+            .map(|oidc| oidc.name.clone()),
         link_minutes: session::LINK_MINUTES,
         read_jpy: prices.read_jpy,
         search_jpy: prices.search_jpy,
@@ -611,24 +631,27 @@ async fn confirm(
     match signed_in {
         Err(error) => unavailable(error),
         Ok(Err(refusal)) => link_refused(refusal),
-        Ok(Ok(session)) => {
-            let next = cookie(&headers, NEXT_COOKIE)
-                .and_then(|next| {
-                    form_urlencoded::parse(format!("n={next}").as_bytes())
-                        .next()
-                        .map(|(_, value)| value.into_owned())
-                })
-                .filter(|next| may_continue_to(&state, next));
-            let mut response =
-                Redirect::to(next.as_deref().unwrap_or("/developers")).into_response();
-            if next.is_some() {
-                set_cookie(&mut response, NEXT_COOKIE, "", 0);
-            }
-            let max_age = session::SESSION_DAYS * 86_400;
-            set_cookie(&mut response, SESSION_COOKIE, session.secret(), max_age);
-            response
-        }
+        Ok(Ok(session)) => signed_in_redirect(&state, &headers, &session),
     }
+}
+
+/// The answer to a sign-in (a link's or a provider's): on to where signing in was asked
+/// for (`manabi_next`, then cleared) or the dashboard, with the new session's cookie.
+fn signed_in_redirect(state: &AppState, headers: &HeaderMap, session: &Session) -> Response {
+    let next = cookie(headers, NEXT_COOKIE)
+        .and_then(|next| {
+            form_urlencoded::parse(format!("n={next}").as_bytes())
+                .next()
+                .map(|(_, value)| value.into_owned())
+        })
+        .filter(|next| may_continue_to(state, next));
+    let mut response = Redirect::to(next.as_deref().unwrap_or("/developers")).into_response();
+    if next.is_some() {
+        set_cookie(&mut response, NEXT_COOKIE, "", 0);
+    }
+    let max_age = session::SESSION_DAYS * 86_400;
+    set_cookie(&mut response, SESSION_COOKIE, session.secret(), max_age);
+    response
 }
 
 /// Back to the sign-in page, the session cookie cleared.
@@ -1123,7 +1146,7 @@ async fn dashboard(
     let credits = manabi_projector::queries::daily_credits(store, account.id, &from_text)
         .await
         .unwrap_or_default();
-    let key_usage: Vec<(String, Vec<manabi_projector::queries::DayUsage>)> =
+    let mut key_usage: Vec<(String, Vec<manabi_projector::queries::DayUsage>)> =
         manabi_projector::queries::daily_key_usage(store, account.id, &from_text)
             .await
             .unwrap_or_default()
@@ -1138,6 +1161,13 @@ async fn dashboard(
                 (name, rows)
             })
             .collect();
+    // The busiest keys first: those are the ones charted.
+    key_usage.sort_by_key(|(_, rows)| {
+        let calls: i64 = rows.iter().map(|row| row.calls).sum();
+        let points: i64 = rows.iter().map(|row| row.points).sum();
+        std::cmp::Reverse((calls, points))
+    });
+    let uncharted_keys = key_usage.len().saturating_sub(CHARTED_KEYS_MAX);
     let counted_today = account.usage.day == Some(today);
     let keys = account
         .keys
@@ -1217,6 +1247,8 @@ async fn dashboard(
             packs,
             keys,
             charts: charts(from, account.balance, &usage, &credits, &key_usage),
+            charted_keys_max: CHARTED_KEYS_MAX,
+            uncharted_keys,
             usage,
             months: recent_months(3),
         },
@@ -1235,15 +1267,30 @@ fn chosen_notice(pack: &crate::settings::PackConfig) -> String {
     )
 }
 
+/// Keys charted at most, each with two charts (calls and points per day): the keys that
+/// made the most calls in the 30 days. Ten keys are twenty charts of thirty bars under
+/// the account's three, as long as the page stays readable (and quick to render on a
+/// phone); the page says how many more keys made calls.
+const CHARTED_KEYS_MAX: usize = 10;
+
+/// What a chart's bars measure, for its description.
+#[derive(Clone, Copy)]
+enum Measure {
+    /// A count per day (calls, points spent): described by its total and busiest day.
+    PerDay,
+    /// A level at the end of each day (the balance): described by its first and last.
+    EndOfDay,
+}
+
 /// 30 bars, one per day from `from`, scaled to the largest value; `value` gives a day's
 /// value (by `YYYY-MM-DD`), `unit` names it in the bars' titles.
 fn chart(
-    id: &'static str,
+    id: String,
     title: String,
     colour: &'static str,
     from: chrono::NaiveDate,
     value: impl Fn(&str) -> i64,
-    unit: &str,
+    (unit, measure): (&str, Measure),
 ) -> Chart {
     const BAR: u32 = 18;
     const GAP: u32 = 4;
@@ -1257,6 +1304,7 @@ fn chart(
         .collect();
     let values: Vec<i64> = days.iter().map(|day| value(day).max(0)).collect();
     let max = values.iter().copied().max().unwrap_or(0);
+    let desc = describe(&days, &values, unit, measure);
     let bars = days
         .into_iter()
         .zip(values)
@@ -1281,6 +1329,7 @@ fn chart(
     Chart {
         id,
         title,
+        desc,
         colour,
         width: 30 * (BAR + GAP),
         height: PLOT + 16,
@@ -1293,9 +1342,36 @@ fn chart(
     }
 }
 
+/// A chart in one sentence, for those who cannot see its bars.
+fn describe(days: &[String], values: &[i64], unit: &str, measure: Measure) -> String {
+    let (Some(first), Some(last)) = (days.first(), days.last()) else {
+        return String::new();
+    };
+    let peak = values
+        .iter()
+        .zip(days)
+        .max_by_key(|(value, _)| **value)
+        .filter(|(value, _)| **value > 0);
+    match measure {
+        Measure::PerDay => match peak {
+            None => format!("No {unit} from {first} to {last}."),
+            Some((max, day)) => format!(
+                "{} {unit} from {first} to {last}; the most in one day: {max}, on {day}.",
+                values.iter().sum::<i64>()
+            ),
+        },
+        Measure::EndOfDay => format!(
+            "{} {unit} at the end of {first}, {} at the end of {last}; the most: {}.",
+            values.first().copied().unwrap_or(0),
+            values.last().copied().unwrap_or(0),
+            peak.map_or(0, |(max, _)| *max),
+        ),
+    }
+}
+
 /// The usage charts: calls and points per day, the balance at the end of each day
 /// (walked back from today's balance through the credits and charges of each day), and
-/// calls per day of each key that made any.
+/// calls and points per day of the [`CHARTED_KEYS_MAX`] first `keys` (busiest first).
 fn charts(
     from: chrono::NaiveDate,
     balance: i64,
@@ -1308,22 +1384,26 @@ fn charts(
             .find(|row| row.day == day)
             .map_or(0, |row| if points { row.points } else { row.calls })
     };
+    const CALLS: (&str, Measure) = ("calls", Measure::PerDay);
+    const POINTS: (&str, Measure) = ("points", Measure::PerDay);
+    const CALLS_COLOUR: &str = "#0b57d0";
+    const POINTS_COLOUR: &str = "#7a3cc2";
     let mut charts = vec![
         chart(
-            "calls",
+            "calls".to_owned(),
             "Calls per day".to_owned(),
-            "#0b57d0",
+            CALLS_COLOUR,
             from,
             |day| on(usage, day, false),
-            "calls",
+            CALLS,
         ),
         chart(
-            "points",
+            "points".to_owned(),
             "Points spent per day".to_owned(),
-            "#7a3cc2",
+            POINTS_COLOUR,
             from,
             |day| on(usage, day, true),
-            "points",
+            POINTS,
         ),
     ];
     // The balance at the end of `day`: today's, minus what came in after it, plus what
@@ -1338,24 +1418,29 @@ fn charts(
         balance - after(credits) + after(usage)
     };
     charts.push(chart(
-        "balance",
+        "balance".to_owned(),
         "Balance at the end of each day".to_owned(),
         "#1e7b34",
         from,
         end_of,
-        "points",
+        ("points", Measure::EndOfDay),
     ));
-    for (n, (name, rows)) in keys.iter().enumerate().take(10) {
-        let id = [
-            "key0", "key1", "key2", "key3", "key4", "key5", "key6", "key7", "key8", "key9",
-        ][n];
+    for (n, (name, rows)) in keys.iter().take(CHARTED_KEYS_MAX).enumerate() {
         charts.push(chart(
-            id,
+            format!("key{n}-calls"),
             format!("Calls per day with the key “{name}”"),
-            "#0b57d0",
+            CALLS_COLOUR,
             from,
             |day| on(rows, day, false),
-            "calls",
+            CALLS,
+        ));
+        charts.push(chart(
+            format!("key{n}-points"),
+            format!("Points spent per day with the key “{name}”"),
+            POINTS_COLOUR,
+            from,
+            |day| on(rows, day, true),
+            POINTS,
         ));
     }
     charts
@@ -1397,6 +1482,46 @@ mod tests {
         ] {
             assert!(matches!(path_for_logs(path), Cow::Borrowed(p) if p == path));
         }
+    }
+
+    #[test]
+    fn each_charted_key_has_a_calls_and_a_points_chart_up_to_the_cap() {
+        use manabi_projector::queries::DayUsage;
+        let from = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).expect("a date");
+        let day = |day: &str, calls, points| DayUsage {
+            day: day.to_owned(),
+            calls,
+            points,
+        };
+        let keys: Vec<(String, Vec<DayUsage>)> = (0..12)
+            .map(|n| (format!("k{n}"), vec![day("2026-01-03", 2, 10)]))
+            .collect();
+        let charts = charts(from, 0, &[], &[], &keys);
+        assert_eq!(charts.len(), 3 + 2 * CHARTED_KEYS_MAX);
+        let points = charts
+            .iter()
+            .find(|chart| chart.id == "key0-points")
+            .expect("the first key's points");
+        assert_eq!(points.title, "Points spent per day with the key “k0”");
+        assert_eq!(points.bars[2].label, "2026-01-03: 10 points");
+        assert_eq!(
+            points.desc,
+            "10 points from 2026-01-01 to 2026-01-30; the most in one day: 10, on 2026-01-03."
+        );
+        let calls = charts
+            .iter()
+            .find(|chart| chart.id == "calls")
+            .expect("calls");
+        assert_eq!(calls.desc, "No calls from 2026-01-01 to 2026-01-30.");
+        let balance = charts
+            .iter()
+            .find(|chart| chart.id == "balance")
+            .expect("balance");
+        assert!(
+            balance
+                .desc
+                .starts_with("0 points at the end of 2026-01-01")
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Sign-in links, sessions and the account of an email address, all kept in the ledger
-//! so every replica sees them and every sign-in is on record:
+//! so every replica sees them and every sign-in is on record (a sign-in through an
+//! OpenID Connect provider, `oidc.rs`, ends in the same account and session):
 //! - a link is `SignInLinkIssued` on `portal-link-{sha256(secret)}`; using it appends
 //!   `SignInLinkUsed` at version 1, so the optimistic append lets it sign in once only,
 //!   even when two requests race on two servers;
@@ -83,7 +84,8 @@ pub fn new_secret() -> String {
     hex::encode(bytes)
 }
 
-fn digest(parts: &[&str]) -> String {
+/// SHA-256 of the parts, each ended by a newline, as hex.
+pub(super) fn digest(parts: &[&str]) -> String {
     let mut hasher = Sha256::new();
     for part in parts {
         hasher.update(part.as_bytes());
@@ -192,10 +194,30 @@ pub async fn sign_in(
         Err(AppendRejection::WrongVersion { .. }) => return Ok(Err(LinkRefusal::Used)),
         Err(rejection) => return Err(down(rejection)),
     }
-    open_session(store, account_id, &email).await.map(Ok)
+    let actor = format!("portal:{email}");
+    open_session(store, account_id, &email, actor).await.map(Ok)
 }
 
-async fn open_session(store: &Store, account_id: Uuid, email: &str) -> Result<Session, LedgerDown> {
+/// Signs in the holder of `email` as an OpenID Connect `provider` (its issuer) vouched
+/// for it: the address's account, found or opened exactly as for a link, and a fresh
+/// session whose opening names the provider in its actor (`portal:<email> via <issuer>`).
+pub async fn sign_in_verified(
+    store: &Store,
+    email: &Email,
+    provider: &str,
+) -> Result<Session, LedgerDown> {
+    let email = email.as_str();
+    let account_id = account_of(store, email).await?;
+    let actor = format!("portal:{email} via {provider}");
+    open_session(store, account_id, email, actor).await
+}
+
+async fn open_session(
+    store: &Store,
+    account_id: Uuid,
+    email: &str,
+    actor: String,
+) -> Result<Session, LedgerDown> {
     let secret = new_secret();
     let now = Utc::now();
     let opened = LedgerEvent::PortalSessionOpened(PortalSessionOpened {
@@ -206,7 +228,7 @@ async fn open_session(store: &Store, account_id: Uuid, email: &str) -> Result<Se
     let command = AppendCommand::single(
         session_stream(&secret),
         ExpectedVersion::NoStream,
-        vec![event(opened, Some(format!("portal:{email}")), now)],
+        vec![event(opened, Some(actor), now)],
     );
     store.append(command).await.map_err(down)?.map_err(down)?;
     Ok(Session {
