@@ -332,6 +332,96 @@ async fn docs_page_is_self_contained_html() {
     );
     // Markdown is rendered, not shown as backticks.
     assert!(!page.contains("`sample`") && page.contains("<code>"));
+    // The MCP configuration is each host's own: Cursor's `mcpServers`, VS Code's
+    // `servers` with a type, Claude Code's command, Claude Desktop's custom connector.
+    assert!(page.contains("\"servers\": {") && page.contains("\"type\": \"http\""));
+    assert!(page.contains(&format!(
+        "claude mcp add --transport http manabi {}/mcp",
+        app.address
+    )));
+    assert!(page.contains("custom connector"));
+    // Every operation of the description has an example, there on the first request
+    // after readiness: they are made at start, not by the first visitor.
+    let (_, doc) = app.get_json("/api/v1/openapi.json").await;
+    let operations = page
+        .split_once("<h2 id=\"operations\">")
+        .expect("operations")
+        .1;
+    let ids: Vec<&str> = doc["paths"]
+        .as_object()
+        .expect("paths")
+        .values()
+        .filter_map(|item| item["get"]["operationId"].as_str())
+        .collect();
+    assert_eq!(ids.len(), manabi_api::operations::OPERATIONS.len());
+    for id in &ids {
+        assert!(
+            operation_section(operations, id).contains("<summary>Example</summary>"),
+            "{id} has an example"
+        );
+    }
+    // One keyed read shows the Billing object, and says its values are illustrative;
+    // the account answers, which need a real account, say theirs are made up.
+    let keyed = operation_section(operations, "getLearnable");
+    assert!(keyed.contains("&quot;billing&quot;: {"), "{keyed}");
+    assert!(keyed.contains("values are illustrative"), "{keyed}");
+    assert!(
+        !keyed.contains("&quot;sample&quot;"),
+        "a keyed answer is not the sample"
+    );
+    for id in ["getAccount", "listAccountCharges"] {
+        let section = operation_section(operations, id);
+        assert!(section.contains("every value made up"), "{section}");
+    }
+    assert!(operation_section(operations, "getAccount").contains("&quot;balance&quot;"));
+}
+
+/// The part of the docs page about one operation: its heading up to the next one.
+fn operation_section<'a>(operations: &'a str, id: &str) -> &'a str {
+    let start = operations
+        .split_once(&format!("<h3 id=\"{id}\">"))
+        .unwrap_or_else(|| panic!("a section for {id}"))
+        .1;
+    start.split("<h3 ").next().unwrap_or(start)
+}
+
+/// The docs page's examples are made at start, as soon as the dataset is in, not by the
+/// first visitor: with no request to `/docs`, the log says the page was made with an
+/// example for every operation, and names none left without one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn docs_examples_are_made_at_start() {
+    let dir = std::env::temp_dir().join(format!("manabi-docs-{}", uuid::Uuid::now_v7()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let artifact = dir.join("artifact.jsonl.zst");
+    common::fixture::write_artifact(&artifact);
+    let log = dir.join("stderr.log");
+    let mut command = common::serve_command(&dir, &artifact);
+    command
+        .env("MANABI_LOG", "info")
+        .stderr(std::fs::File::create(&log).expect("log file"));
+    let app = common::start_binary(command, dir.clone());
+    app.wait_ready().await;
+    let text = log_with(&log, "docs page made with its examples").await;
+    let count = manabi_api::operations::OPERATIONS.len();
+    assert!(
+        text.contains(&format!("examples={count} operations={count}")),
+        "{text}"
+    );
+    assert!(!text.contains("no example"), "{text}");
+}
+
+/// The log at `path` once it has a line containing `needle` (the server writes it on a
+/// task of its own, a moment after readiness).
+async fn log_with(path: &std::path::Path, needle: &str) -> String {
+    let started = std::time::Instant::now();
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if text.contains(needle) || started.elapsed() > std::time::Duration::from_secs(30) {
+            assert!(text.contains(needle), "no {needle:?} in the log: {text}");
+            return text;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }
 
 #[tokio::test]
@@ -402,7 +492,7 @@ fn write_fixture_artifact() {
 /// The binary carries its dataset: started from a directory without the repository,
 /// and no `MANABI_ARTIFACT`, it serves the full built-in artifact. Its log, written to a
 /// file, has no terminal colour codes, and the 503s of `/readyz` while the dataset loads
-/// are not ERROR lines.
+/// are not ERROR lines; the docs page gets an example for every operation from it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_serves_its_built_in_dataset_from_any_directory() {
     let dir = std::env::temp_dir().join(format!("manabi-anywhere-{}", uuid::Uuid::now_v7()));
@@ -428,7 +518,19 @@ async fn the_binary_serves_its_built_in_dataset_from_any_directory() {
         dir.join("var/ledger.sqlite").is_file(),
         "the data dir is ./var"
     );
-    let text = std::fs::read_to_string(&log).expect("log");
+    // The docs page's examples come from the served dataset too: every operation has one.
+    let text = log_with(&log, "docs page made with its examples").await;
+    assert!(!text.contains("no example"), "{text}");
+    let page = app.get("/docs").await.text().await.expect("the docs page");
+    let operations = page
+        .split_once("<h2 id=\"operations\">")
+        .expect("operations")
+        .1;
+    let keyed = operation_section(operations, "getLearnable");
+    assert!(
+        keyed.contains("&quot;billing&quot;: {"),
+        "a long answer keeps its billing"
+    );
     assert!(
         !text.contains('\u{1b}'),
         "no colour codes in a log file: {text}"

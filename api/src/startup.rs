@@ -394,7 +394,8 @@ fn metrics_handle() -> PrometheusHandle {
         .clone()
 }
 
-/// Hands the dataset to the state once it is loaded (or records why it failed).
+/// Hands the dataset to the state once it is loaded (or records why it failed), then
+/// makes the docs page's examples from it.
 fn install_dataset(
     state: AppState,
     loading: tokio::task::JoinHandle<Result<Catalog, CatalogError>>,
@@ -411,7 +412,16 @@ fn install_dataset(
                     assemble_ms = catalog.load_steps.assemble.as_millis() as u64,
                     "dataset loaded and indexed"
                 );
+                state.set_docs_maker(docs_page::page_with_examples);
                 state.set_catalog(catalog);
+                // The docs page's examples are the server's own reads of the dataset: made
+                // now, once, so no visitor pays for them and a failure shows at start.
+                let docs = state.clone();
+                let made =
+                    tokio::task::spawn_blocking(move || docs.docs_with_examples().is_some()).await;
+                if let Err(error) = made {
+                    tracing::error!(%error, "making the docs page's examples failed");
+                }
             }
             Ok(Err(error)) => {
                 tracing::error!(%error, artifact = %state.settings.artifact, "dataset load failed");

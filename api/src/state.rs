@@ -52,6 +52,10 @@ pub struct Documents {
     pub mcp_tools: Arc<Vec<rmcp::model::Tool>>,
 }
 
+/// Makes the docs page with its examples from the loaded dataset. `startup` hands over
+/// `docs_page::page_with_examples`, so `state` builds no document itself.
+pub type DocsMaker = fn(&AppState) -> Bytes;
+
 /// Cheap to clone: every handler gets the same shared value.
 #[derive(Clone)]
 pub struct AppState(Arc<Shared>);
@@ -75,7 +79,8 @@ pub struct Shared {
     pub documents: Documents,
     started: Instant,
     ready_after: OnceLock<Duration>,
-    /// The docs page with examples from the dataset, made on first request once loaded.
+    docs_maker: OnceLock<DocsMaker>,
+    /// The docs page with examples from the dataset, made once as soon as it is loaded.
     docs_with_examples: OnceLock<Bytes>,
 }
 
@@ -119,6 +124,7 @@ impl AppState {
             metrics,
             started,
             ready_after: OnceLock::new(),
+            docs_maker: OnceLock::new(),
             docs_with_examples: OnceLock::new(),
         }))
     }
@@ -152,27 +158,26 @@ impl AppState {
         self.ready_after.get().copied()
     }
 
-    /// The `/docs` page: with examples from the served dataset once it is loaded (made
-    /// once, by the server's own reads), the page without them before.
+    /// The `/docs` page: with its examples once the dataset is loaded, the page without
+    /// them before (and when the dataset failed to load).
     pub fn docs_html(&self) -> Bytes {
-        if !self.is_ready() {
-            return self.documents.docs_html.clone();
+        match self.docs_with_examples() {
+            Some(page) => page.clone(),
+            None => self.documents.docs_html.clone(),
         }
-        self.docs_with_examples
-            .get_or_init(|| {
-                let doc: serde_json::Value =
-                    serde_json::from_slice(&self.documents.openapi_json).unwrap_or_default();
-                let prices = self.settings.prices;
-                let guide = crate::docs_page::Guide {
-                    base_url: self.settings.base_url.clone(),
-                    read_jpy: prices.read_jpy,
-                    search_jpy: prices.search_jpy,
-                    generation_jpy: prices.localized_generation_jpy,
-                };
-                let examples = crate::docs_page::examples(self);
-                Bytes::from(crate::docs_page::render_with(&doc, &guide, &examples))
-            })
-            .clone()
+    }
+
+    /// What makes the docs page's examples once the dataset is in (set once).
+    pub fn set_docs_maker(&self, maker: DocsMaker) {
+        let _ = self.docs_maker.set(maker);
+    }
+
+    /// The docs page with its examples, `None` until the dataset is loaded. Made once:
+    /// `startup` asks for it as soon as the dataset is in, so no visitor waits for it (one
+    /// asking meanwhile waits for that page, not a second one).
+    pub fn docs_with_examples(&self) -> Option<&Bytes> {
+        let make = self.docs_maker.get().filter(|_| self.is_ready())?;
+        Some(self.docs_with_examples.get_or_init(|| make(self)))
     }
 
     pub fn discovery_json(&self, mode: Mode) -> Bytes {
