@@ -12,244 +12,20 @@ use std::sync::{Arc, Mutex};
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
-use common::ledger::{Backend, TestDb, fresh_db};
-use common::smtp::SmtpSink;
+use common::portal::{Portal, REDIRECT_URI, account_id, code_in, csrf_field, key_id, verifier};
 use common::x402::FakeFacilitator;
-use common::{TestApp, spawn_app_with};
 use manabi_ledger::account::Points;
 use manabi_ledger::operator::Operator;
 use manabi_schemas::events::CreditKind;
-use reqwest::header::{COOKIE, LOCATION, RETRY_AFTER, SET_COOKIE};
+use reqwest::header::RETRY_AFTER;
 use serde_json::{Value, json};
 
-const REDIRECT_URI: &str = "http://127.0.0.1:9/cb";
 const LOOPBACK_ALLOWED: (&str, &str) = ("MANABI_OAUTH_CLIENT_METADATA_LOOPBACK", "true");
 
-/// A server with the portal's mail going to a sink, and a browser that shows redirects.
-struct Server {
-    app: TestApp,
-    sink: SmtpSink,
-    database_url: String,
-    /// The database this server made, removed with it (none when it shares another's).
-    _db: Option<TestDb>,
-    http: reqwest::Client,
-}
-
-impl Server {
-    async fn start(extra: &[(&str, &str)]) -> Server {
-        let db = fresh_db(Backend::Sqlite).await;
-        let url = db.url.clone();
-        Server::start_on(url, Some(db), extra).await
-    }
-
-    /// Another server on `self`'s ledger (its own address, so its own `/mcp` resource).
-    async fn beside(&self, extra: &[(&str, &str)]) -> Server {
-        Server::start_on(self.database_url.clone(), None, extra).await
-    }
-
-    async fn start_on(database_url: String, db: Option<TestDb>, extra: &[(&str, &str)]) -> Server {
-        let sink = SmtpSink::start().await;
-        let mut env = vec![
-            ("MANABI_SMTP_URL", sink.url.as_str()),
-            ("MANABI_DATABASE_URL", database_url.as_str()),
-            ("MANABI_KEY_RATE_PER_SEC", "0"),
-        ];
-        env.extend_from_slice(extra);
-        let app = spawn_app_with(&env).await;
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .expect("client");
-        Server {
-            app,
-            sink,
-            database_url,
-            _db: db,
-            http,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.app.address)
-    }
-
-    /// Signs in by the mailed link, as the portal's form does; the session cookie.
-    async fn sign_in(&self, email: &str) -> String {
-        let home = self.http.get(self.url("/developers")).send().await.unwrap();
-        let csrf = cookie_value(&home, "manabi_csrf").expect("a CSRF cookie");
-        let asked = self
-            .http
-            .post(self.url("/developers/sign-in"))
-            .header(COOKIE, format!("manabi_csrf={csrf}"))
-            .form(&[("email", email), ("csrf", csrf.as_str())])
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(asked.status(), 200);
-        let link = self.sink.last_link().await;
-        let secret = link.rsplit('/').next().expect("a secret");
-        let confirmed = self
-            .http
-            .post(self.url("/developers/sign-in/confirm"))
-            .header(COOKIE, format!("manabi_csrf={csrf}"))
-            .form(&[("token", secret), ("csrf", csrf.as_str())])
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(confirmed.status(), 303);
-        cookie_value(&confirmed, "manabi_session").expect("a session cookie")
-    }
-
-    async fn dashboard(&self, session: &str) -> String {
-        let page = self.get_signed_in(session, "/developers").await;
-        assert_eq!(page.status(), 200);
-        page.text().await.unwrap()
-    }
-
-    async fn get_signed_in(&self, session: &str, path: &str) -> reqwest::Response {
-        self.http
-            .get(self.url(path))
-            .header(COOKIE, format!("manabi_session={session}"))
-            .send()
-            .await
-            .unwrap()
-    }
-
-    async fn register(&self, name: &str) -> reqwest::Response {
-        let metadata = json!({"client_name": name, "redirect_uris": [REDIRECT_URI]});
-        let request = self.http.post(self.url("/oauth/register")).json(&metadata);
-        request.send().await.unwrap()
-    }
-
-    /// `GET /oauth/authorize` for `client_id` and this server's `/mcp`: status and page.
-    async fn authorize(&self, session: Option<&str>, client_id: &str) -> (StatusCode, String) {
-        let path = authorize_path(client_id, &format!("{}/mcp", self.app.address));
-        let mut request = self.http.get(self.url(&path));
-        if let Some(session) = session {
-            request = request.header(COOKIE, format!("manabi_session={session}"));
-        }
-        let response = request.send().await.unwrap();
-        (response.status(), response.text().await.unwrap())
-    }
-
-    /// Allow on the consent page: the code sent back to the client.
-    async fn allow(&self, session: &str, consent_page: &str) -> String {
-        let mut form = consent_fields(consent_page);
-        form.push(("decision".to_owned(), "allow".to_owned()));
-        let allowed = self
-            .http
-            .post(self.url("/oauth/authorize"))
-            .header(COOKIE, format!("manabi_session={session}"))
-            .form(&form)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(allowed.status(), 303);
-        let location = allowed.headers()[LOCATION].to_str().unwrap().to_owned();
-        let query = location
-            .strip_prefix(&format!("{REDIRECT_URI}?"))
-            .unwrap_or_else(|| panic!("{location}"));
-        form_urlencoded::parse(query.as_bytes())
-            .find(|(name, _)| name == "code")
-            .map(|(_, code)| code.into_owned())
-            .expect("a code")
-    }
-
-    /// `POST /oauth/token` for a code, asking for `resource`.
-    async fn exchange(&self, client_id: &str, code: &str, resource: &str) -> (u16, Value) {
-        let response = self
-            .http
-            .post(self.url("/oauth/token"))
-            .form(&[
-                ("grant_type", "authorization_code"),
-                ("code", code),
-                ("redirect_uri", REDIRECT_URI),
-                ("client_id", client_id),
-                ("code_verifier", &verifier()),
-                ("resource", resource),
-            ])
-            .send()
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        (status, response.json().await.unwrap())
-    }
-
-    /// A billed `search_learnables` tool call at `path` with `token`.
-    async fn mcp_call(&self, path: &str, token: &str) -> (u16, String) {
-        let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "search_learnables", "arguments": {"query": "taberu"}}});
-        let response = self
-            .http
-            .post(self.url(path))
-            .bearer_auth(token)
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25")
-            .json(&request)
-            .send()
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        (status, response.text().await.unwrap())
-    }
-}
-
-fn cookie_value(response: &reqwest::Response, name: &str) -> Option<String> {
-    response
-        .headers()
-        .get_all(SET_COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .find_map(|value| {
-            let (key, value) = value.split(';').next()?.split_once('=')?;
-            (key == name).then(|| value.to_owned())
-        })
-}
-
-fn verifier() -> String {
-    "v".repeat(50)
-}
-
-fn authorize_path(client_id: &str, resource: &str) -> String {
-    use base64::Engine;
-    use sha2::Digest;
-    let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .encode(sha2::Sha256::digest(verifier().as_bytes()));
-    let query = form_urlencoded::Serializer::new(String::new())
-        .append_pair("response_type", "code")
-        .append_pair("client_id", client_id)
-        .append_pair("redirect_uri", REDIRECT_URI)
-        .append_pair("code_challenge", &challenge)
-        .append_pair("code_challenge_method", "S256")
-        .append_pair("state", "xyz")
-        .append_pair("resource", resource)
-        .finish();
-    format!("/oauth/authorize?{query}")
-}
-
-/// The hidden fields of the consent form.
-fn consent_fields(html: &str) -> Vec<(String, String)> {
-    let unescape = |value: &str| {
-        value
-            .replace("&#x2f;", "/")
-            .replace("&#x3a;", ":")
-            .replace("&amp;", "&")
-    };
-    html.split("<input type=\"hidden\" name=\"")
-        .skip(1)
-        .map(|chunk| {
-            let (name, rest) = chunk.split_once('"').unwrap();
-            let value = rest.split("value=\"").nth(1).unwrap().split('"').next();
-            (name.to_owned(), unescape(value.unwrap()))
-        })
-        .collect()
-}
-
-/// The hidden `csrf` field of a page.
-fn csrf_field(html: &str) -> String {
-    let marker = "name=\"csrf\" value=\"";
-    let start = html.find(marker).expect("a csrf field") + marker.len();
-    html[start..start + 64].to_owned()
+/// A billed `search_learnables` tool call at `path` with `token`: status and body.
+async fn mcp_answer(server: &Portal, path: &str, token: &str) -> (u16, String) {
+    let response = server.mcp_call(path, token).await;
+    (response.status().as_u16(), response.text().await.unwrap())
 }
 
 /// The name a client ID metadata document gives: control characters and more than the
@@ -338,7 +114,7 @@ fn document(base: &str, path: &str) -> Response {
 async fn a_metadata_document_on_loopback_names_the_client_only_when_allowed() {
     let documents = Documents::start().await;
     let client_id = documents.url("/client.json");
-    let server = Server::start(&[LOOPBACK_ALLOWED]).await;
+    let server = Portal::start(&[LOOPBACK_ALLOWED]).await;
     let session = server.sign_in("documents@example.com").await;
     let (status, page) = server.authorize(Some(&session), &client_id).await;
     assert_eq!(status, 200, "{page}");
@@ -348,15 +124,17 @@ async fn a_metadata_document_on_loopback_names_the_client_only_when_allowed() {
     let (status, _) = server.authorize(Some(&session), &client_id).await;
     assert_eq!(status, 200);
     assert_eq!(documents.hits("/client.json"), 1, "kept, not fetched again");
-    let code = server.allow(&session, &page).await;
+    let code = code_in(&server.allow(&session, &page).await);
     let resource = format!("{}/mcp", server.app.address);
-    let (status, tokens) = server.exchange(&client_id, &code, &resource).await;
+    let (status, tokens) = server
+        .exchange(&client_id, &code, &verifier(), &resource)
+        .await;
     assert_eq!(status, 200, "{tokens}");
     assert!(server.dashboard(&session).await.contains(&shown_name()));
 
     // By default nothing on loopback is fetched: not over http, not as an https URL naming
     // a loopback address or a name resolving to one.
-    let guarded = Server::start(&[]).await;
+    let guarded = Portal::start(&[]).await;
     let port = documents.base.rsplit(':').next().unwrap();
     for (refused_id, why) in [
         (client_id.clone(), "must be an https URL"),
@@ -379,7 +157,7 @@ async fn a_metadata_document_on_loopback_names_the_client_only_when_allowed() {
 #[tokio::test]
 async fn an_oversized_or_redirecting_metadata_document_is_refused() {
     let documents = Documents::start().await;
-    let server = Server::start(&[LOOPBACK_ALLOWED]).await;
+    let server = Portal::start(&[LOOPBACK_ALLOWED]).await;
     for path in ["/big.json", "/big-stream.json"] {
         let (status, page) = server.authorize(None, &documents.url(path)).await;
         assert_eq!(status, 400, "{path}: {page}");
@@ -398,7 +176,7 @@ async fn an_oversized_or_redirecting_metadata_document_is_refused() {
 
 #[tokio::test]
 async fn registration_is_limited_per_client_address() {
-    let server = Server::start(&[]).await;
+    let server = Portal::start(&[]).await;
     let mut registered = 0;
     let refused = loop {
         let response = server.register("Flood").await;
@@ -428,11 +206,9 @@ async fn registration_is_limited_per_client_address() {
 }
 
 /// Grants `points` to the account signed in as `session`.
-async fn fund(server: &Server, session: &str, points: i64) {
+async fn fund(server: &Portal, session: &str, points: i64) {
     let html = server.dashboard(session).await;
-    let marker = "--account ";
-    let start = html.find(marker).expect("the account id") + marker.len();
-    let account_id = html[start..start + 36].parse().unwrap();
+    let account_id = account_id(&html).parse().unwrap();
     let store = manabi_ledger::Store::connect(&server.database_url)
         .await
         .expect("the ledger opens");
@@ -454,67 +230,55 @@ async fn an_access_token_is_refused_outside_the_mcp_it_was_issued_for() {
         ("MANABI_X402_FACILITATOR_URL", facilitator.url.as_str()),
         ("MANABI_X402_JPY_PER_USD", "150"),
     ];
-    let server = Server::start(&x402).await;
+    let server = Portal::start(&x402).await;
     let resource = format!("{}/mcp", server.app.address);
-    let registered: Value = server.register("Audience").await.json().await.unwrap();
-    let client_id = registered["client_id"].as_str().unwrap().to_owned();
+    let client_id = server.register_client("Audience").await;
     let session = server.sign_in("audience@example.com").await;
     fund(&server, &session, 20).await;
     let (status, page) = server.authorize(Some(&session), &client_id).await;
     assert_eq!(status, 200, "{page}");
-    let code = server.allow(&session, &page).await;
+    let code = code_in(&server.allow(&session, &page).await);
     // The token endpoint issues tokens for this /mcp only: no token for another resource
     // can be had, so the refusal below is shown with a second deployment instead.
+    let elsewhere = "https://elsewhere.example/mcp";
     let (status, refused) = server
-        .exchange(&client_id, &code, "https://elsewhere.example/mcp")
+        .exchange(&client_id, &code, &verifier(), elsewhere)
         .await;
     assert_eq!(status, 400);
     assert_eq!(refused["error"], "invalid_target");
-    let (status, tokens) = server.exchange(&client_id, &code, &resource).await;
+    let (status, tokens) = server
+        .exchange(&client_id, &code, &verifier(), &resource)
+        .await;
     assert_eq!(status, 200, "{tokens}");
     let access = tokens["access_token"].as_str().unwrap().to_owned();
-    let (status, answer) = server.mcp_call("/mcp", &access).await;
+    let (status, answer) = mcp_answer(&server, "/mcp", &access).await;
     assert_eq!(status, 200, "{answer}");
     assert!(answer.contains("\"points_charged\":5"), "{answer}");
 
     // Another deployment on the same ledger (its own address, so its own /mcp resource)
     // knows the token and its grant, and refuses it: it was not issued for this /mcp.
     let other = server.beside(&[("MANABI_RUN_PROJECTOR", "false")]).await;
-    let (status, answer) = other.mcp_call("/mcp", &access).await;
+    let (status, answer) = mcp_answer(&other, "/mcp", &access).await;
     assert_eq!(status, 401, "{answer}");
     assert!(answer.contains("for another resource"), "{answer}");
 
     // Pay-per-call MCP takes no bearer token: the call is asked for a payment.
-    let (status, answer) = server.mcp_call("/x402/mcp", &access).await;
+    let (status, answer) = mcp_answer(&server, "/x402/mcp", &access).await;
     assert_eq!(status, 200, "{answer}");
     assert!(answer.contains("\"isError\":true"), "{answer}");
     assert!(answer.contains("\"x402Version\":2"), "{answer}");
     assert_eq!(facilitator.verifies(), 0);
     // Nor does the REST API.
-    let rest = server
-        .http
-        .get(server.url("/api/v1/account"))
-        .bearer_auth(&access)
-        .send()
-        .await
-        .unwrap();
+    let rest = server.get_with_key("/api/v1/account", &access).await;
     assert_eq!(rest.status(), 401);
 
     // Revoking the grant's key in the portal stops the token on /mcp.
     let html = server.dashboard(&session).await;
-    let marker = "/developers/keys/";
-    let start = html.find(marker).expect("the client's key") + marker.len();
-    let key_id = &html[start..start + 36];
     let revoked = server
-        .http
-        .post(server.url(&format!("/developers/keys/{key_id}/revoke")))
-        .header(COOKIE, format!("manabi_session={session}"))
-        .form(&[("csrf", csrf_field(&html))])
-        .send()
-        .await
-        .unwrap();
+        .revoke_key(&session, &csrf_field(&html), &key_id(&html))
+        .await;
     assert!(revoked.status().is_success() || revoked.status().is_redirection());
-    let (status, answer) = server.mcp_call("/mcp", &access).await;
+    let (status, answer) = mcp_answer(&server, "/mcp", &access).await;
     assert_eq!(status, 401, "{answer}");
     assert!(answer.contains("the grant was revoked"), "{answer}");
 }

@@ -8,171 +8,21 @@ use manabi_tests as common;
 
 use chrono::{Duration, Utc};
 use common::ledger::{Backend, fresh_db, store};
+use common::portal::{
+    Portal, account_id, authorize_path, code_in, cookie_value, csrf_field, grant_points, key_id,
+    key_secret, location, verifier,
+};
 use common::proxy::TcpProxy;
-use common::smtp::SmtpSink;
 use common::stripe::FakeStripe;
-use common::{TestApp, spawn_app_with};
 use manabi_api::portal::session::link_stream;
 use manabi_ledger::store::{AppendCommand, ExpectedVersion, NewEvent};
 use manabi_ledger::{EventStore, StreamName};
 use manabi_schemas::events::{EventMetadata, LedgerEvent, SignInLinkIssued, StripePaymentLinked};
-use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
-
-/// A client that keeps redirects visible.
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client")
-}
-
-struct Portal {
-    app: TestApp,
-    sink: SmtpSink,
-    db: common::ledger::TestDb,
-    http: reqwest::Client,
-}
-
-impl Portal {
-    async fn start() -> Portal {
-        Portal::start_with(&[]).await
-    }
-
-    async fn start_with(extra: &[(&str, &str)]) -> Portal {
-        Portal::start_on(Backend::Sqlite, extra).await
-    }
-
-    async fn start_on(backend: Backend, extra: &[(&str, &str)]) -> Portal {
-        let db = fresh_db(backend).await;
-        let url = db.url.clone();
-        Portal::serve(db, &url, extra).await
-    }
-
-    /// A server whose ledger is `db`, reached at `served_url` (the database's own
-    /// address, or a proxy in front of it).
-    async fn serve(db: common::ledger::TestDb, served_url: &str, extra: &[(&str, &str)]) -> Portal {
-        let sink = SmtpSink::start().await;
-        let mut env = vec![
-            ("MANABI_SMTP_URL", sink.url.as_str()),
-            ("MANABI_DATABASE_URL", served_url),
-            ("MANABI_KEY_RATE_PER_SEC", "0"),
-        ];
-        env.extend_from_slice(extra);
-        let app = spawn_app_with(&env).await;
-        Portal {
-            app,
-            sink,
-            db,
-            http: client(),
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.app.address)
-    }
-
-    /// The sign-in form's CSRF cookie and field.
-    async fn signed_out_csrf(&self) -> String {
-        let response = self.http.get(self.url("/developers")).send().await.unwrap();
-        assert_eq!(response.status(), 200);
-        cookie_value(&response, "manabi_csrf").expect("a CSRF cookie")
-    }
-
-    /// Asks for a link for `email` and returns its secret, from the mail.
-    async fn mailed_link(&self, email: &str) -> String {
-        let csrf = self.signed_out_csrf().await;
-        let response = self
-            .http
-            .post(self.url("/developers/sign-in"))
-            .header(COOKIE, format!("manabi_csrf={csrf}"))
-            .form(&[("email", email), ("csrf", csrf.as_str())])
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
-        let link = self.sink.last_link().await;
-        link.rsplit('/').next().expect("a secret").to_owned()
-    }
-
-    /// Confirms a link from its confirmation page's form: the session cookie, or the
-    /// refusal status.
-    async fn confirm(&self, secret: &str, planted: Option<&str>) -> Result<String, u16> {
-        let extra = planted.map(|planted| format!("manabi_session={planted}"));
-        let response = self.confirm_with(secret, extra.as_deref()).await;
-        if response.status() != 303 {
-            return Err(response.status().as_u16());
-        }
-        assert_eq!(response.headers()[LOCATION], "/developers");
-        Ok(cookie_value(&response, "manabi_session").expect("a session cookie"))
-    }
-
-    /// Posts the confirmation form of a link, sending `extra` cookies along.
-    async fn confirm_with(&self, secret: &str, extra: Option<&str>) -> reqwest::Response {
-        let csrf = self.signed_out_csrf().await;
-        let mut cookies = format!("manabi_csrf={csrf}");
-        if let Some(extra) = extra {
-            cookies.push_str(&format!("; {extra}"));
-        }
-        self.http
-            .post(self.url("/developers/sign-in/confirm"))
-            .header(COOKIE, cookies)
-            .form(&[("token", secret), ("csrf", csrf.as_str())])
-            .send()
-            .await
-            .unwrap()
-    }
-
-    async fn sign_in(&self, email: &str) -> String {
-        let secret = self.mailed_link(email).await;
-        self.confirm(&secret, None).await.expect("signed in")
-    }
-
-    async fn dashboard(&self, session: &str) -> String {
-        let response = self
-            .http
-            .get(self.url("/developers"))
-            .header(COOKIE, format!("manabi_session={session}"))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 200);
-        response.text().await.unwrap()
-    }
-
-    async fn post(&self, session: &str, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
-        self.http
-            .post(self.url(path))
-            .header(COOKIE, format!("manabi_session={session}"))
-            .form(form)
-            .send()
-            .await
-            .unwrap()
-    }
-}
-
-fn cookie_value(response: &reqwest::Response, name: &str) -> Option<String> {
-    response
-        .headers()
-        .get_all(SET_COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .find_map(|value| {
-            let first = value.split(';').next()?;
-            let (key, value) = first.split_once('=')?;
-            (key == name).then(|| value.to_owned())
-        })
-}
-
-/// The hidden `csrf` field of a page.
-fn csrf_field(html: &str) -> String {
-    let marker = "name=\"csrf\" value=\"";
-    let start = html.find(marker).expect("a csrf field") + marker.len();
-    html[start..start + 64].to_owned()
-}
+use reqwest::header::{COOKIE, LOCATION};
 
 #[tokio::test]
 async fn a_mailed_link_signs_in_once_and_keys_are_created_and_revoked() {
-    let portal = Portal::start().await;
+    let portal = Portal::start(&[]).await;
     let secret = portal.mailed_link("Dev@Example.com").await;
     let message = portal.sink.messages().pop().unwrap();
     assert!(message.contains("To: Dev@Example.com") || message.contains("Dev@Example.com"));
@@ -213,21 +63,9 @@ async fn a_mailed_link_signs_in_once_and_keys_are_created_and_revoked() {
         .await;
     assert_eq!(created.status(), 200);
     assert_eq!(created.headers()["cache-control"], "no-store");
-    let html = created.text().await.unwrap();
-    let start = html.find("svc_ak_").expect("the secret shown once");
-    let key: String = html[start..]
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
+    let key = key_secret(&created.text().await.unwrap());
     // The key works: a free call answers 200 for it.
-    let account = portal
-        .app
-        .client
-        .get(portal.url("/api/v1/account"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap();
+    let account = portal.get_with_key("/api/v1/account", &key).await;
     assert_eq!(account.status(), 200);
     let account: serde_json::Value = account.json().await.unwrap();
     let account_id = account["data"]["account_id"]
@@ -235,7 +73,7 @@ async fn a_mailed_link_signs_in_once_and_keys_are_created_and_revoked() {
         .expect("account id")
         .to_owned();
     // The ledger recorded who created it.
-    let store = store(&portal.db).await;
+    let store = store(portal.db()).await;
     let events = store
         .read_stream(&StreamName::new(format!("account-{account_id}")), 0, 10)
         .await
@@ -249,42 +87,18 @@ async fn a_mailed_link_signs_in_once_and_keys_are_created_and_revoked() {
         Some("portal:Dev@Example.com")
     );
     // Revoke it from the page: the next call is refused.
-    let html = portal.dashboard(&session).await;
-    let marker = "/developers/keys/";
-    let start = html.find(marker).expect("a revoke form") + marker.len();
-    let key_id = &html[start..start + 36];
-    let revoked = portal
-        .post(
-            &session,
-            &format!("/developers/keys/{key_id}/revoke"),
-            &[("csrf", &csrf)],
-        )
-        .await;
+    let key_id = key_id(&portal.dashboard(&session).await);
+    let revoked = portal.revoke_key(&session, &csrf, &key_id).await;
     assert_eq!(revoked.status(), 303);
-    let refused = portal
-        .app
-        .client
-        .get(portal.url("/api/v1/account"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap();
+    let refused = portal.get_with_key("/api/v1/account", &key).await;
     assert_eq!(refused.status(), 401);
     // Signing out ends the session.
     let out = portal
         .post(&session, "/developers/sign-out", &[("csrf", &csrf)])
         .await;
     assert_eq!(out.status(), 303);
-    let html = portal
-        .http
-        .get(portal.url("/developers"))
-        .header(COOKIE, format!("manabi_session={session}"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = portal.get_signed_in(&session, "/developers").await;
+    let html = html.text().await.unwrap();
     assert!(html.contains("Email me a sign-in link"), "signed out");
 }
 
@@ -293,24 +107,11 @@ async fn a_mailed_link_signs_in_once_and_keys_are_created_and_revoked() {
 async fn an_operator_made_account_is_claimed_by_its_email(backend: Backend) {
     let portal = Portal::start_on(backend, &[("MANABI_RUN_PROJECTOR", "false")]).await;
     let made = common::admin(
-        &portal.db.url,
+        &portal.database_url,
         &["account", "create", "--email", "ops@example.com"],
     );
     let account_id = made["account_id"].as_str().unwrap().to_owned();
-    common::admin(
-        &portal.db.url,
-        &[
-            "topup",
-            "--account",
-            &account_id,
-            "--points",
-            "42",
-            "--idempotency-key",
-            "t1",
-            "--kind",
-            "grant",
-        ],
-    );
+    grant_points(&portal.database_url, &account_id, 42, "t1");
     let session = portal.sign_in("OPS@example.com").await;
     let html = portal.dashboard(&session).await;
     assert!(
@@ -338,9 +139,9 @@ async fn an_operator_made_account_is_claimed_by_its_email_before_any_projection_
 
 #[tokio::test]
 async fn a_sign_in_link_records_the_client_that_asked_for_it() {
-    let portal = Portal::start().await;
+    let portal = Portal::start(&[]).await;
     let secret = portal.mailed_link("who@example.com").await;
-    let store = store(&portal.db).await;
+    let store = store(portal.db()).await;
     let events = store
         .read_stream(&link_stream(&secret), 0, 1)
         .await
@@ -354,7 +155,7 @@ async fn a_sign_in_link_records_the_client_that_asked_for_it() {
 
 #[tokio::test]
 async fn a_link_confirmed_from_another_site_signs_nobody_in() {
-    let portal = Portal::start().await;
+    let portal = Portal::start(&[]).await;
     let secret = portal.mailed_link("victim@example.com").await;
     // No form token (a cross-site form post carries none of our cookies).
     let response = portal
@@ -373,7 +174,7 @@ async fn a_link_confirmed_from_another_site_signs_nobody_in() {
 
 #[tokio::test]
 async fn forms_without_the_session_token_are_refused() {
-    let portal = Portal::start().await;
+    let portal = Portal::start(&[]).await;
     let session = portal.sign_in("a@example.com").await;
     for csrf in [
         "",
@@ -401,7 +202,7 @@ async fn forms_without_the_session_token_are_refused() {
 
 #[tokio::test]
 async fn a_planted_session_cookie_is_never_promoted() {
-    let portal = Portal::start().await;
+    let portal = Portal::start(&[]).await;
     let planted = "a".repeat(64);
     let secret = portal.mailed_link("b@example.com").await;
     let session = portal
@@ -409,16 +210,8 @@ async fn a_planted_session_cookie_is_never_promoted() {
         .await
         .expect("signed in");
     assert_ne!(session, planted, "a fresh session secret at sign-in");
-    let html = portal
-        .http
-        .get(portal.url("/developers"))
-        .header(COOKIE, format!("manabi_session={planted}"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = portal.get_signed_in(&planted, "/developers").await;
+    let html = html.text().await.unwrap();
     assert!(
         html.contains("Email me a sign-in link"),
         "the planted cookie signs nobody in"
@@ -427,30 +220,14 @@ async fn a_planted_session_cookie_is_never_promoted() {
 
 #[tokio::test]
 async fn nobody_revokes_another_accounts_key() {
-    let portal = Portal::start().await;
+    let portal = Portal::start(&[]).await;
     let owner = portal.sign_in("owner@example.com").await;
     let html = portal.dashboard(&owner).await;
-    let csrf = csrf_field(&html);
-    portal
-        .post(
-            &owner,
-            "/developers/keys",
-            &[("csrf", &csrf), ("name", "mine")],
-        )
-        .await;
-    let html = portal.dashboard(&owner).await;
-    let marker = "/developers/keys/";
-    let start = html.find(marker).expect("a key") + marker.len();
-    let key_id = html[start..start + 36].to_owned();
+    portal.create_key(&owner, &csrf_field(&html), "mine").await;
+    let key_id = key_id(&portal.dashboard(&owner).await);
     let intruder = portal.sign_in("intruder@example.com").await;
     let intruder_csrf = csrf_field(&portal.dashboard(&intruder).await);
-    let response = portal
-        .post(
-            &intruder,
-            &format!("/developers/keys/{key_id}/revoke"),
-            &[("csrf", &intruder_csrf)],
-        )
-        .await;
+    let response = portal.revoke_key(&intruder, &intruder_csrf, &key_id).await;
     assert_eq!(response.status(), 404);
     assert!(
         portal.dashboard(&owner).await.contains("active"),
@@ -460,8 +237,8 @@ async fn nobody_revokes_another_accounts_key() {
 
 #[tokio::test]
 async fn an_expired_or_unknown_link_signs_nobody_in() {
-    let portal = Portal::start().await;
-    let store = store(&portal.db).await;
+    let portal = Portal::start(&[]).await;
+    let store = store(portal.db()).await;
     let secret = "b".repeat(64);
     let issued = LedgerEvent::SignInLinkIssued(SignInLinkIssued {
         email: "late@example.com".to_owned(),
@@ -503,7 +280,7 @@ fn balance_of(html: &str) -> i64 {
 /// A portal with the Stripe stand-in wired both ways.
 async fn with_stripe() -> (Portal, FakeStripe) {
     let stripe = FakeStripe::start().await;
-    let portal = Portal::start_with(&stripe_settings(&stripe)).await;
+    let portal = Portal::start(&stripe_settings(&stripe)).await;
     stripe.set_webhook(&portal.url("/stripe/webhook"));
     (portal, stripe)
 }
@@ -531,8 +308,7 @@ async fn checkout(portal: &Portal, session: &str, pack: &str) -> String {
         )
         .await;
     assert_eq!(response.status(), 303, "{}", response.text().await.unwrap());
-    let location = response.headers()[LOCATION].to_str().unwrap().to_owned();
-    location.rsplit('/').next().unwrap().to_owned()
+    location(&response).rsplit('/').next().unwrap().to_owned()
 }
 
 #[tokio::test]
@@ -564,7 +340,7 @@ async fn a_pack_bought_through_checkout_is_credited_once() {
     assert_eq!(stripe.refund(&id).await, 200);
     assert_eq!(stripe.refund(&id).await, 200);
     assert_eq!(balance_of(&portal.dashboard(&session).await), 0);
-    let store = store(&portal.db).await;
+    let store = store(portal.db()).await;
     let report = common::ledger::verified_when_caught_up(&store).await;
     assert!(report.ok, "{report:?}");
 }
@@ -604,7 +380,7 @@ async fn a_credit_the_ledger_refuses_for_another_reason_is_retried_by_stripe() {
     let (portal, stripe) = with_stripe().await;
     let session = portal.sign_in("clash@example.com").await;
     let id = checkout(&portal, &session, "starter").await;
-    let store = store(&portal.db).await;
+    let store = store(portal.db()).await;
     let linked = LedgerEvent::StripePaymentLinked(StripePaymentLinked {
         session_id: "cs_test_another".to_owned(),
     });
@@ -636,7 +412,7 @@ async fn a_webhook_the_ledger_cannot_record_is_credited_when_stripe_retries() {
     let (host, path) = tail.split_once('/').expect("host/db");
     let proxy = TcpProxy::start(host).await;
     let proxied = format!("{head}@{}/{path}", proxy.address);
-    let portal = Portal::serve(db, &proxied, &stripe_settings(&stripe)).await;
+    let portal = Portal::serve(Some(db), proxied, &stripe_settings(&stripe)).await;
     stripe.set_webhook(&portal.url("/stripe/webhook"));
     let session = portal.sign_in("outage@example.com").await;
     let id = checkout(&portal, &session, "starter").await;
@@ -677,20 +453,7 @@ async fn partial_refunds_take_back_their_share_once() {
         .as_str()
         .unwrap()
         .to_owned();
-    common::admin(
-        &portal.db.url,
-        &[
-            "topup",
-            "--account",
-            &account_id,
-            "--points",
-            "100",
-            "--idempotency-key",
-            "extra",
-            "--kind",
-            "grant",
-        ],
-    );
+    grant_points(&portal.database_url, &account_id, 100, "extra");
     // The standard pack: 5000 points and 250 bonus for 5000 yen.
     let (portal, session) = (&portal, session.as_str());
     let balance = move || async move { balance_of(&portal.dashboard(session).await) };
@@ -715,14 +478,14 @@ async fn partial_refunds_take_back_their_share_once() {
         assert_eq!(stripe.redeliver(body).await, 200);
     }
     assert_eq!(balance().await, 100, "the pack's points in all, once");
-    let store = store(&portal.db).await;
+    let store = store(portal.db()).await;
     let report = common::ledger::verified_when_caught_up(&store).await;
     assert!(report.ok, "{report:?}");
 }
 
 #[tokio::test]
 async fn without_stripe_purchases_are_disabled_and_say_how_to_get_points() {
-    let portal = Portal::start().await;
+    let portal = Portal::start(&[]).await;
     let session = portal.sign_in("free@example.com").await;
     let html = portal.dashboard(&session).await;
     assert!(html.contains("Card payments are not enabled"));
@@ -740,77 +503,29 @@ async fn without_stripe_purchases_are_disabled_and_say_how_to_get_points() {
 
 #[tokio::test]
 async fn invoice_lines_and_statements_are_the_signed_in_accounts() {
-    let portal = Portal::start().await;
+    let portal = Portal::start(&[]).await;
     let session = portal.sign_in("calls@example.com").await;
     let html = portal.dashboard(&session).await;
     let csrf = csrf_field(&html);
-    let marker = "--account ";
-    let start = html.find(marker).expect("the account id in the grant note") + marker.len();
-    let account_id = html[start..start + 36].to_owned();
-    common::admin(
-        &portal.db.url,
-        &[
-            "topup",
-            "--account",
-            &account_id,
-            "--points",
-            "50",
-            "--idempotency-key",
-            "g",
-            "--kind",
-            "grant",
-        ],
-    );
-    let created = portal
-        .post(
-            &session,
-            "/developers/keys",
-            &[("csrf", &csrf), ("name", "calls")],
-        )
-        .await
-        .text()
-        .await
-        .unwrap();
-    let start = created.find("svc_ak_").unwrap();
-    let key: String = created[start..]
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
+    grant_points(&portal.database_url, &account_id(&html), 50, "g");
+    let key = portal.create_key(&session, &csrf, "calls").await;
     let answer = portal
-        .app
-        .client
-        .get(portal.url("/api/v1/learnables?query=taberu"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap();
+        .get_with_key("/api/v1/learnables?query=taberu", &key)
+        .await;
     assert_eq!(answer.status(), 200);
     let month = Utc::now().format("%Y-%m").to_string();
     let mut page = String::new();
     for _ in 0..50 {
-        page = portal
-            .http
-            .get(portal.url("/developers/invoices"))
-            .header(COOKIE, format!("manabi_session={session}"))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let invoices = portal.get_signed_in(&session, "/developers/invoices").await;
+        page = invoices.text().await.unwrap();
         if page.contains("searchLearnables") {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert!(page.contains("searchLearnables"), "{page}");
-    let csv = portal
-        .http
-        .get(portal.url(&format!("/developers/statements/{month}.csv")))
-        .header(COOKIE, format!("manabi_session={session}"))
-        .send()
-        .await
-        .unwrap();
+    let statement = format!("/developers/statements/{month}.csv");
+    let csv = portal.get_signed_in(&session, &statement).await;
     assert_eq!(csv.headers()["content-type"], "text/csv; charset=utf-8");
     let csv = csv.text().await.unwrap();
     assert!(
@@ -843,204 +558,62 @@ async fn invoice_lines_and_statements_are_the_signed_in_accounts() {
     // Without a session: back to the sign-in page.
     let anonymous = portal
         .http
-        .get(portal.url(&format!("/developers/statements/{month}.csv")))
+        .get(portal.url(&statement))
         .send()
         .await
         .unwrap();
     assert_eq!(anonymous.status(), 303);
 }
 
-/// PKCE S256 of a verifier.
-fn challenge_of(verifier: &str) -> String {
-    use base64::Engine;
-    use sha2::Digest;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .encode(sha2::Sha256::digest(verifier.as_bytes()))
-}
-
-/// The hidden fields of the consent form.
-fn consent_fields(html: &str) -> Vec<(String, String)> {
-    let mut fields = Vec::new();
-    for chunk in html.split("<input type=\"hidden\" name=\"").skip(1) {
-        let (name, rest) = chunk.split_once('"').unwrap();
-        let value = rest
-            .split("value=\"")
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap();
-        fields.push((
-            name.to_owned(),
-            value
-                .replace("&#x2f;", "/")
-                .replace("&#x3a;", ":")
-                .replace("&amp;", "&"),
-        ));
-    }
-    fields
-}
-
-async fn mcp_call(portal: &Portal, token: &str, path: &str) -> reqwest::Response {
-    let request = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "search_learnables", "arguments": {"query": "taberu"}}});
-    portal
-        .http
-        .post(portal.url(path))
-        .bearer_auth(token)
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .json(&request)
-        .send()
-        .await
-        .unwrap()
-}
-
 #[tokio::test]
 async fn an_mcp_client_authorized_with_oauth_calls_like_a_key_until_revoked() {
-    let portal = Portal::start().await;
+    let portal = Portal::start(&[]).await;
     let base = portal.app.address.clone();
-    let metadata: serde_json::Value = portal
-        .http
-        .get(portal.url("/.well-known/oauth-authorization-server"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, metadata) = portal
+        .app
+        .get_json("/.well-known/oauth-authorization-server")
+        .await;
     assert_eq!(metadata["issuer"], base);
     assert_eq!(
         metadata["code_challenge_methods_supported"],
         serde_json::json!(["S256"])
     );
-    let client_id = register_client(&portal, "Test Agent").await;
+    let client_id = portal.register_client("Test Agent").await;
     let session = portal.sign_in("agent-owner@example.com").await;
     let html = portal.dashboard(&session).await;
-    let marker = "--account ";
-    let start = html.find(marker).unwrap() + marker.len();
-    let account_id = html[start..start + 36].to_owned();
-    common::admin(
-        &portal.db.url,
-        &[
-            "topup",
-            "--account",
-            &account_id,
-            "--points",
-            "20",
-            "--idempotency-key",
-            "o",
-            "--kind",
-            "grant",
-        ],
-    );
-    let verifier = "v".repeat(50);
-    let authorize = |resource: &str| {
-        let mut query = form_urlencoded::Serializer::new(String::new());
-        query
-            .append_pair("response_type", "code")
-            .append_pair("client_id", &client_id)
-            .append_pair("redirect_uri", "http://127.0.0.1:9/cb")
-            .append_pair("code_challenge", &challenge_of(&verifier))
-            .append_pair("code_challenge_method", "S256")
-            .append_pair("state", "xyz")
-            .append_pair("resource", resource);
-        format!("/oauth/authorize?{}", query.finish())
-    };
+    grant_points(&portal.database_url, &account_id(&html), 20, "o");
     // A token for another resource is never issued.
-    let elsewhere = portal
-        .http
-        .get(portal.url(&authorize("https://evil.example/mcp")))
-        .header(COOKIE, format!("manabi_session={session}"))
-        .send()
-        .await
-        .unwrap();
+    let evil = authorize_path(&client_id, "https://evil.example/mcp");
+    let elsewhere = portal.get_signed_in(&session, &evil).await;
     assert_eq!(elsewhere.status(), 303);
-    assert!(
-        elsewhere.headers()[LOCATION]
-            .to_str()
-            .unwrap()
-            .contains("error=invalid_target")
-    );
+    assert!(location(&elsewhere).contains("error=invalid_target"));
     // The consent page names the client; allowing sends a code back.
-    let page = portal
-        .http
-        .get(portal.url(&authorize(&format!("{base}/mcp"))))
-        .header(COOKIE, format!("manabi_session={session}"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let (_, page) = portal.authorize(Some(&session), &client_id).await;
     assert!(page.contains("Test Agent"), "{page}");
-    let mut form = consent_fields(&page);
-    form.push(("decision".to_owned(), "allow".to_owned()));
-    let allowed = portal
-        .http
-        .post(portal.url("/oauth/authorize"))
-        .header(COOKIE, format!("manabi_session={session}"))
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(allowed.status(), 303);
-    let location = allowed.headers()[LOCATION].to_str().unwrap().to_owned();
+    let location = portal.allow(&session, &page).await;
     assert!(
         location.starts_with("http://127.0.0.1:9/cb?code="),
         "{location}"
     );
     assert!(location.ends_with("&state=xyz"));
-    let code = location
-        .split("code=")
-        .nth(1)
-        .unwrap()
-        .split('&')
-        .next()
-        .unwrap()
-        .to_owned();
-    let exchange = |verifier: String, code: String| {
-        portal
-            .http
-            .post(portal.url("/oauth/token"))
-            .form(&[
-                ("grant_type", "authorization_code".to_owned()),
-                ("code", code),
-                ("redirect_uri", "http://127.0.0.1:9/cb".to_owned()),
-                ("client_id", client_id.clone()),
-                ("code_verifier", verifier),
-                ("resource", format!("{base}/mcp")),
-            ])
-            .send()
-    };
-    let wrong = exchange("w".repeat(50), code.clone()).await.unwrap();
-    assert_eq!(wrong.status(), 400, "a wrong verifier");
-    let tokens: serde_json::Value = exchange(verifier.clone(), code.clone())
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let code = code_in(&location);
+    let resource = format!("{base}/mcp");
+    let wrong = "w".repeat(50);
+    let (status, _) = portal.exchange(&client_id, &code, &wrong, &resource).await;
+    assert_eq!(status, 400, "a wrong verifier");
+    let (_, tokens) = portal
+        .exchange(&client_id, &code, &verifier(), &resource)
+        .await;
     let access = tokens["access_token"].as_str().unwrap().to_owned();
     let refresh = tokens["refresh_token"].as_str().unwrap().to_owned();
     // The token calls /mcp like a key: billed to the account.
-    let answer: serde_json::Value = mcp_call(&portal, &access, "/mcp")
-        .await
-        .json()
-        .await
-        .unwrap();
+    let answer: serde_json::Value = portal.mcp_call("/mcp", &access).await.json().await.unwrap();
     assert_eq!(
         answer["result"]["structuredContent"]["billing"]["points_charged"], 5,
         "{answer}"
     );
     // It is for /mcp only.
-    let rest = portal
-        .http
-        .get(portal.url("/api/v1/account"))
-        .bearer_auth(&access)
-        .send()
-        .await
-        .unwrap();
+    let rest = portal.get_with_key("/api/v1/account", &access).await;
     assert_eq!(rest.status(), 401);
     // Refresh tokens rotate: each works once.
     let refreshed = |token: String| {
@@ -1062,25 +635,14 @@ async fn an_mcp_client_authorized_with_oauth_calls_like_a_key_until_revoked() {
         .unwrap();
     assert!(rotated["access_token"].is_string(), "{rotated}");
     let rotated_access = rotated["access_token"].as_str().unwrap().to_owned();
-    assert_eq!(
-        mcp_call(&portal, &rotated_access, "/mcp").await.status(),
-        200
-    );
+    assert_eq!(portal.mcp_call("/mcp", &rotated_access).await.status(), 200);
     // Revoking the client's key in the portal stops its tokens on the next call.
     let html = portal.dashboard(&session).await;
     assert!(html.contains("OAuth: Test Agent"));
-    let csrf = csrf_field(&html);
-    let marker = "/developers/keys/";
-    let start = html.find(marker).unwrap() + marker.len();
-    let key_id = &html[start..start + 36];
     portal
-        .post(
-            &session,
-            &format!("/developers/keys/{key_id}/revoke"),
-            &[("csrf", &csrf)],
-        )
+        .revoke_key(&session, &csrf_field(&html), &key_id(&html))
         .await;
-    let refused = mcp_call(&portal, rotated["access_token"].as_str().unwrap(), "/mcp").await;
+    let refused = portal.mcp_call("/mcp", &rotated_access).await;
     assert_eq!(refused.status(), 401);
     assert!(
         refused.headers()["www-authenticate"]
@@ -1091,18 +653,15 @@ async fn an_mcp_client_authorized_with_oauth_calls_like_a_key_until_revoked() {
     // A rotated-out refresh token, or a code, presented again is refused.
     let reused: serde_json::Value = refreshed(refresh).await.unwrap().json().await.unwrap();
     assert_eq!(reused["error"], "invalid_grant");
-    let again: serde_json::Value = exchange(verifier.clone(), code)
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, again) = portal
+        .exchange(&client_id, &code, &verifier(), &resource)
+        .await;
     assert_eq!(again["error"], "invalid_grant", "a code works once");
 }
 
 #[tokio::test]
 async fn signing_out_everywhere_ends_every_session() {
-    let portal = Portal::start().await;
+    let portal = Portal::start(&[]).await;
     let laptop = portal.sign_in("everywhere@example.com").await;
     let phone = portal.sign_in("everywhere@example.com").await;
     let html = portal.dashboard(&phone).await;
@@ -1117,16 +676,8 @@ async fn signing_out_everywhere_ends_every_session() {
         .await;
     assert_eq!(ended.status(), 303);
     for session in [&laptop, &phone] {
-        let page = portal
-            .http
-            .get(portal.url("/developers"))
-            .header(COOKIE, format!("manabi_session={session}"))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let page = portal.get_signed_in(session, "/developers").await;
+        let page = page.text().await.unwrap();
         assert!(
             page.contains("Email me a sign-in link"),
             "every session ended"
@@ -1142,81 +693,15 @@ async fn signing_out_everywhere_ends_every_session() {
     );
 }
 
-/// Registers a public OAuth client returning to `http://127.0.0.1:9/cb`: its id.
-async fn register_client(portal: &Portal, name: &str) -> String {
-    let registration =
-        serde_json::json!({"client_name": name, "redirect_uris": ["http://127.0.0.1:9/cb"]});
-    let registered: serde_json::Value = portal
-        .http
-        .post(portal.url("/oauth/register"))
-        .json(&registration)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    registered["client_id"].as_str().unwrap().to_owned()
-}
-
 /// The signed-in person allows `client_id` on the consent page: the access token the
 /// code is exchanged for.
 async fn allowed_access_token(portal: &Portal, session: &str, client_id: &str) -> String {
-    let verifier = "v".repeat(50);
+    let (_, page) = portal.authorize(Some(session), client_id).await;
+    let code = code_in(&portal.allow(session, &page).await);
     let resource = portal.url("/mcp");
-    let mut query = form_urlencoded::Serializer::new(String::new());
-    query
-        .append_pair("response_type", "code")
-        .append_pair("client_id", client_id)
-        .append_pair("redirect_uri", "http://127.0.0.1:9/cb")
-        .append_pair("code_challenge", &challenge_of(&verifier))
-        .append_pair("code_challenge_method", "S256")
-        .append_pair("resource", &resource);
-    let page = portal
-        .http
-        .get(portal.url(&format!("/oauth/authorize?{}", query.finish())))
-        .header(COOKIE, format!("manabi_session={session}"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let mut form = consent_fields(&page);
-    form.push(("decision".to_owned(), "allow".to_owned()));
-    let allowed = portal
-        .http
-        .post(portal.url("/oauth/authorize"))
-        .header(COOKIE, format!("manabi_session={session}"))
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
-    let location = allowed.headers()[LOCATION].to_str().unwrap().to_owned();
-    let code = location
-        .split("code=")
-        .nth(1)
-        .unwrap()
-        .split('&')
-        .next()
-        .unwrap();
-    let tokens: serde_json::Value = portal
-        .http
-        .post(portal.url("/oauth/token"))
-        .form(&[
-            ("grant_type", "authorization_code"),
-            ("code", code),
-            ("redirect_uri", "http://127.0.0.1:9/cb"),
-            ("client_id", client_id),
-            ("code_verifier", &verifier),
-            ("resource", &resource),
-        ])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, tokens) = portal
+        .exchange(client_id, &code, &verifier(), &resource)
+        .await;
     tokens["access_token"]
         .as_str()
         .expect("an access token")
@@ -1239,20 +724,13 @@ fn key_state<'a>(html: &'a str, name: &str) -> &'a str {
 /// records; a key the person named like a grant's is theirs and stays.
 #[tokio::test]
 async fn signing_out_everywhere_revokes_the_grants_keys_and_no_other() {
-    let portal = Portal::start().await;
+    let portal = Portal::start(&[]).await;
     let session = portal.sign_in("grants@example.com").await;
     let csrf = csrf_field(&portal.dashboard(&session).await);
-    let created = portal
-        .post(
-            &session,
-            "/developers/keys",
-            &[("csrf", &csrf), ("name", "OAuth: mine")],
-        )
-        .await;
-    assert_eq!(created.status(), 200);
-    let client_id = register_client(&portal, "Test Agent").await;
+    portal.create_key(&session, &csrf, "OAuth: mine").await;
+    let client_id = portal.register_client("Test Agent").await;
     let access = allowed_access_token(&portal, &session, &client_id).await;
-    assert_ne!(mcp_call(&portal, &access, "/mcp").await.status(), 401);
+    assert_ne!(portal.mcp_call("/mcp", &access).await.status(), 401);
     let ended = portal
         .post(
             &session,
@@ -1261,7 +739,7 @@ async fn signing_out_everywhere_revokes_the_grants_keys_and_no_other() {
         )
         .await;
     assert_eq!(ended.status(), 303);
-    assert_eq!(mcp_call(&portal, &access, "/mcp").await.status(), 401);
+    assert_eq!(portal.mcp_call("/mcp", &access).await.status(), 401);
     let again = portal.sign_in("grants@example.com").await;
     let html = portal.dashboard(&again).await;
     assert_eq!(key_state(&html, "OAuth: Test Agent"), "revoked");
@@ -1282,11 +760,11 @@ async fn landing_status(portal: &Portal, url: &str) -> u16 {
     if !response.status().is_redirection() {
         return response.status().as_u16();
     }
-    let location = response.headers()[LOCATION].to_str().unwrap();
+    let location = location(&response);
     let next = if location.starts_with('/') {
-        portal.url(location)
+        portal.url(&location)
     } else {
-        location.to_owned()
+        location
     };
     portal
         .http
@@ -1302,44 +780,19 @@ async fn landing_status(portal: &Portal, url: &str) -> u16 {
 /// portal page.
 #[tokio::test]
 async fn every_url_that_sends_a_developer_to_the_portal_opens_a_page() {
-    let portal = Portal::start().await;
-    let json = |path: &'static str| {
-        let request = portal.http.get(portal.url(path));
-        async move {
-            let body: serde_json::Value = request.send().await.unwrap().json().await.unwrap();
-            body
-        }
-    };
-    let discovery = json("/api/v1").await;
+    let portal = Portal::start(&[]).await;
+    let (_, discovery) = portal.app.get_json("/api/v1").await;
     let mut urls = vec![discovery["data"]["signup_url"].as_str().unwrap().to_owned()];
-    let packs = json("/api/v1/credit-packs").await;
+    let (_, packs) = portal.app.get_json("/api/v1/credit-packs").await;
     for pack in packs["data"]["packs"].as_array().unwrap() {
         urls.push(pack["purchase_url"].as_str().unwrap().to_owned());
     }
     let session = portal.sign_in("broke@example.com").await;
     let csrf = csrf_field(&portal.dashboard(&session).await);
-    let created = portal
-        .post(
-            &session,
-            "/developers/keys",
-            &[("csrf", &csrf), ("name", "k")],
-        )
-        .await
-        .text()
-        .await
-        .unwrap();
-    let start = created.find("svc_ak_").unwrap();
-    let key: String = created[start..]
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
+    let key = portal.create_key(&session, &csrf, "k").await;
     let refused = portal
-        .http
-        .get(portal.url("/api/v1/learnables?query=taberu"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap();
+        .get_with_key("/api/v1/learnables?query=taberu", &key)
+        .await;
     assert_eq!(refused.status(), 402);
     let refused: serde_json::Value = refused.json().await.unwrap();
     urls.push(refused["error"]["top_up_url"].as_str().unwrap().to_owned());
@@ -1353,16 +806,8 @@ async fn every_url_that_sends_a_developer_to_the_portal_opens_a_page() {
 /// comes back after it); signed in, at once. Nothing else rides the sign-in.
 #[tokio::test]
 async fn a_purchase_url_chooses_its_pack_through_the_sign_in() {
-    let portal = Portal::start().await;
-    let packs: serde_json::Value = portal
-        .http
-        .get(portal.url("/api/v1/credit-packs"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let portal = Portal::start(&[]).await;
+    let (_, packs) = portal.app.get_json("/api/v1/credit-packs").await;
     let purchase_url = |id: &str| {
         packs["data"]["packs"]
             .as_array()
@@ -1393,7 +838,7 @@ async fn a_purchase_url_chooses_its_pack_through_the_sign_in() {
         .confirm_with(&secret, Some(&format!("manabi_next={next}")))
         .await;
     assert_eq!(confirmed.status(), 303);
-    let location = confirmed.headers()[LOCATION].to_str().unwrap().to_owned();
+    let location = location(&confirmed);
     assert_eq!(location, "/developers/credits?pack=standard");
     let session = cookie_value(&confirmed, "manabi_session").expect("signed in");
     let open = |url: String| {

@@ -12,10 +12,11 @@ use manabi_tests as common;
 
 use common::ledger::{Backend, TestDb, fresh_db, store};
 use common::oidc::{CLIENT_ID, CLIENT_SECRET, ClientAuth, FakeOidc, Signing, Spoil};
+use common::portal::{csrf_field, grant_points, location, set_cookies};
 use common::{TestApp, spawn_app_with};
 use manabi_ledger::{EventStore, Position};
 use manabi_schemas::events::LedgerEvent;
-use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
+use reqwest::header::COOKIE;
 
 const NAME: &str = "Test IdP";
 
@@ -156,30 +157,6 @@ impl Browser {
     }
 }
 
-fn set_cookies(response: &reqwest::Response) -> Vec<(String, String)> {
-    response
-        .headers()
-        .get_all(SET_COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .filter_map(|value| {
-            let (name, value) = value.split(';').next()?.split_once('=')?;
-            Some((name.to_owned(), value.to_owned()))
-        })
-        .collect()
-}
-
-fn location(response: &reqwest::Response) -> String {
-    response.headers()[LOCATION].to_str().unwrap().to_owned()
-}
-
-/// The hidden `csrf` field of a page.
-fn csrf_field(html: &str) -> String {
-    let marker = "name=\"csrf\" value=\"";
-    let start = html.find(marker).expect("a csrf field") + marker.len();
-    html[start..start + 64].to_owned()
-}
-
 /// `url` with its `state` replaced.
 fn with_state(url: &str, state: &str) -> String {
     let mut url = reqwest::Url::parse(url).expect("a URL");
@@ -298,18 +275,7 @@ async fn an_operator_made_account_is_claimed_by_its_email() {
         &["account", "create", "--email", "ops@example.com"],
     );
     let account_id = made["account_id"].as_str().unwrap().to_owned();
-    let topup = [
-        "topup",
-        "--account",
-        &account_id,
-        "--points",
-        "42",
-        "--idempotency-key",
-        "t1",
-        "--kind",
-        "grant",
-    ];
-    common::admin(&portal.db.url, &topup);
+    grant_points(&portal.db.url, &account_id, 42, "t1");
     portal.idp.sign_in_as("OPS@example.com");
     let mut browser = portal.browser();
     let answer = browser

@@ -9,6 +9,7 @@ pub mod fixture;
 pub mod ledger;
 pub mod oidc;
 pub mod pg_cluster;
+pub mod portal;
 pub mod proxy;
 pub mod smtp;
 pub mod stripe;
