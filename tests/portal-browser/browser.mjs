@@ -449,8 +449,10 @@ async function flow(browser) {
   ok(cells[1]?.trim() === "1" && cells[2]?.trim() === "5", "today's row counts 1 call and 5 points", row);
   const bars = await page.locator("svg[aria-labelledby=calls-title] rect").evaluateAll((rects) => rects.filter((r) => Number(r.getAttribute("height")) > 0).length);
   ok(bars === 1, "the calls chart draws one bar", bars);
-  const keyChart = await page.locator("svg[role=img] title", { hasText: "browser-suite" }).count();
+  const keyChart = await page.locator("svg[role=img] title", { hasText: "Calls per day with the key “browser-suite”" }).count();
   ok(keyChart === 1, "a calls chart for the key", keyChart);
+  const keyPoints = await page.locator("svg[role=img] title", { hasText: "Points spent per day with the key “browser-suite”" }).count();
+  ok(keyPoints === 1, "a points chart for the key", keyPoints);
   const keyRow = page.locator("tbody tr", { hasText: "browser-suite" });
   ok((await keyRow.count()) === 1, 'the keys table lists "browser-suite"');
   const keyCells = async () => (await keyRow.locator("td").allTextContents()).map((cell) => cell.trim());
