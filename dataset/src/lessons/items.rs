@@ -79,13 +79,41 @@ pub fn history_kanji(detail: &HistoryDetail) -> Option<String> {
 
 /// The year a history entity starts, from its timespan (`-0660` → -660).
 pub fn start_year(detail: &HistoryDetail) -> Option<i32> {
-    let value = &detail.timespan.as_ref()?.start.as_ref()?.value;
+    year_of(detail.timespan.as_ref()?.start.as_ref()?)
+}
+
+/// The year a history entity ends, from its timespan.
+pub fn end_year(detail: &HistoryDetail) -> Option<i32> {
+    year_of(detail.timespan.as_ref()?.end.as_ref()?)
+}
+
+fn year_of(date: &manabi_schemas::history::HistoricalDate) -> Option<i32> {
+    let value = &date.value;
     let (sign, digits) = match value.strip_prefix('-') {
         Some(rest) => (-1, rest),
         None => (1, value.as_str()),
     };
     let year = digits.split('-').next()?;
     year.parse::<i32>().ok().map(|y| sign * y)
+}
+
+/// Years from birth to the middle of a life whose end is not known.
+const ACTIVE_AFTER_BIRTH: i32 = 30;
+
+/// The year that places a history entity in time for a world: when it starts, except a
+/// person, who belongs where they were active rather than where they were born (佐々友房,
+/// born 1854 at the end of Edo, is a Meiji politician): the middle of their life, or
+/// thirty years after birth (before death) when one end is missing.
+pub fn placed_year(detail: &HistoryDetail) -> Option<i32> {
+    if detail.history_type != manabi_schemas::history::HistoryType::Person {
+        return start_year(detail);
+    }
+    match (start_year(detail), end_year(detail)) {
+        (Some(born), Some(died)) if died >= born => Some(born + (died - born) / 2),
+        (Some(born), _) => Some(born + ACTIVE_AFTER_BIRTH),
+        (None, Some(died)) => Some(died - ACTIVE_AFTER_BIRTH),
+        (None, None) => None,
+    }
 }
 
 /// The years of a history entity as text, e.g. `1543–1616`.
@@ -211,4 +239,58 @@ pub fn stable_hash(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use manabi_schemas::history::{DatePrecision, HistoricalDate, HistoryType, Timespan};
+
+    fn entity(kind: HistoryType, start: Option<&str>, end: Option<&str>) -> HistoryDetail {
+        let date = |value: Option<&str>| {
+            value.map(|value| HistoricalDate {
+                value: value.to_owned(),
+                precision: DatePrecision::Year,
+                approximate: false,
+            })
+        };
+        HistoryDetail {
+            history_type: kind,
+            canonical_name: "x".to_owned(),
+            aliases: Vec::new(),
+            timespan: Some(Timespan {
+                start: date(start),
+                end: date(end),
+                calendar: String::new(),
+            }),
+            geographic_scope: None,
+            description: String::new(),
+            roles: Vec::new(),
+            era: None,
+            offices: Vec::new(),
+            localized_names: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn a_person_is_placed_where_they_were_active_not_where_born() {
+        // 佐々友房, 1854–1909: a Meiji politician, not an Edo figure.
+        let sassa = entity(HistoryType::Person, Some("1854"), Some("1909"));
+        assert_eq!(placed_year(&sassa), Some(1881));
+        assert_eq!(
+            placed_year(&entity(HistoryType::Person, Some("1854"), None)),
+            Some(1884)
+        );
+        assert_eq!(
+            placed_year(&entity(HistoryType::Person, None, Some("1909"))),
+            Some(1879)
+        );
+        // Everything else starts when it starts.
+        let event = entity(HistoryType::Event, Some("1600-10-21"), Some("1600-10-21"));
+        assert_eq!(placed_year(&event), Some(1600));
+        assert_eq!(
+            placed_year(&entity(HistoryType::Era, Some("-0660"), None)),
+            Some(-660)
+        );
+    }
 }

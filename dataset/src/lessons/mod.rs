@@ -68,7 +68,7 @@ fn teaching_order(learnable: &Learnable) -> (u8, u32, i32, String) {
     let common = u8::from(learnable.is_common_word != Some(true));
     let (rank, year) = match &learnable.body {
         LearnableBody::Kanji(detail) => (detail.frequency_rank.unwrap_or(u32::MAX), 0),
-        LearnableBody::History(detail) => (0, items::start_year(detail).unwrap_or(i32::MAX)),
+        LearnableBody::History(detail) => (0, items::placed_year(detail).unwrap_or(i32::MAX)),
         _ => (0, 0),
     };
     (common, rank, year, learnable.id.clone())

@@ -99,7 +99,7 @@ impl WorldSpec {
         }
         if let (Some([from, to]), LearnableBody::History(detail)) = (select.years, &learnable.body)
         {
-            let Some(year) = items::start_year(detail) else {
+            let Some(year) = items::placed_year(detail) else {
                 return false;
             };
             if year < from || year >= to {
