@@ -16,6 +16,7 @@
 //! before anyone is signed in). Logged paths never hold a link's secret
 //! ([`path_for_logs`]).
 
+mod capped;
 mod mail;
 pub mod oauth;
 pub mod oidc;

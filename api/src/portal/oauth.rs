@@ -954,6 +954,7 @@ mod client_document {
     use serde_json::Value;
 
     use super::{Client, client_name, redirect_uri_allowed};
+    use crate::portal::capped::{self, Uncapped};
 
     /// A longer document is refused once this much of it has arrived.
     const DOCUMENT_BYTES_MAX: usize = 64 * 1024;
@@ -1159,7 +1160,7 @@ mod client_document {
             builder = builder.resolve_to_addrs(domain, addresses);
         }
         let http = builder.build().map_err(|_| Refused::Unreachable)?;
-        let mut response = http
+        let response = http
             .get(url.clone())
             .header(reqwest::header::ACCEPT, "application/json")
             .send()
@@ -1172,18 +1173,12 @@ mod client_document {
         if !status.is_success() {
             return Err(Refused::Status(status.as_u16()));
         }
-        let announced = response.content_length().unwrap_or(0);
-        if announced > DOCUMENT_BYTES_MAX as u64 {
-            return Err(Refused::TooLarge);
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|_| Refused::Unreachable)? {
-            if body.len() + chunk.len() > DOCUMENT_BYTES_MAX {
-                return Err(Refused::TooLarge);
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(body)
+        capped::body(response, DOCUMENT_BYTES_MAX)
+            .await
+            .map_err(|uncapped| match uncapped {
+                Uncapped::TooLarge => Refused::TooLarge,
+                Uncapped::Broken(_) => Refused::Unreachable,
+            })
     }
 
     /// The client a document describes, if it names itself and a usable redirect URI.

@@ -42,6 +42,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::capped::{self, Uncapped};
 use super::session::{self, Session};
 use super::{CSRF_COOKIE, CsrfForm, cookie, csrf_refused, message, same, set_cookie};
 use crate::state::AppState;
@@ -465,23 +466,15 @@ async fn get_json<T: DeserializeOwned>(
 }
 
 /// The body, at most [`BODY_BYTES_MAX`], read in chunks and stopped past the cap.
-async fn body_of(url: &Url, mut response: reqwest::Response) -> Result<Vec<u8>, ProviderError> {
-    let too_large = || ProviderError::TooLarge(url.to_string());
-    if response.content_length().unwrap_or(0) > BODY_BYTES_MAX as u64 {
-        return Err(too_large());
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
+async fn body_of(url: &Url, response: reqwest::Response) -> Result<Vec<u8>, ProviderError> {
+    capped::body(response, BODY_BYTES_MAX)
         .await
-        .map_err(|error| ProviderError::Unreachable(url.to_string(), error.to_string()))?
-    {
-        if body.len() + chunk.len() > BODY_BYTES_MAX {
-            return Err(too_large());
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
+        .map_err(|uncapped| match uncapped {
+            Uncapped::TooLarge => ProviderError::TooLarge(url.to_string()),
+            Uncapped::Broken(error) => {
+                ProviderError::Unreachable(url.to_string(), error.to_string())
+            }
+        })
 }
 
 // ---- handlers ---------------------------------------------------------------------
