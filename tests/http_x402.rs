@@ -138,15 +138,7 @@ async fn unpaid_calls_get_the_terms_both_ways_and_free_ones_pass() {
     // The facilitator was asked at start what it settles: our terms, in both versions.
     let mut metrics = String::new();
     for _ in 0..50 {
-        metrics = app
-            .client
-            .get(format!("{}/metrics", app.address))
-            .send()
-            .await
-            .expect("metrics")
-            .text()
-            .await
-            .expect("text");
+        metrics = app.get("/metrics").await.text().await.expect("metrics");
         if metrics.contains("manabi_x402_facilitator_ready") {
             break;
         }
@@ -230,15 +222,7 @@ async fn a_payment_serves_one_answer_and_the_ledger_records_it() {
     assert_eq!(statement["settled"]["payments"], 2, "{statement}");
     assert_eq!(statement["settled"]["price_jpy"], 6, "{statement}");
     assert_eq!(statement["settled"]["amount_atomic"], 33_334 + 6_667);
-    let metrics = app
-        .client
-        .get(format!("{}/metrics", app.address))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = app.get("/metrics").await.text().await.expect("metrics");
     assert!(metrics.contains("manabi_x402_payments_total"), "{metrics}");
     assert!(
         metrics.contains("manabi_x402_revenue_jpy_total"),

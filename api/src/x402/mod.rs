@@ -86,7 +86,7 @@ impl X402 {
 /// the exact scheme on the configured network, in x402 versions 1 and 2. The server
 /// serves either way (a facilitator outage must not take the keyed API down); a payment
 /// it cannot settle is refused at verification.
-pub async fn check_facilitator(x402: &X402) -> bool {
+pub async fn check_facilitator(x402: &X402) {
     let network = x402.settings.network;
     let wanted = [(1, network.name.to_owned()), (2, network.caip2())];
     let ready = match x402.facilitator.supported().await {
@@ -121,7 +121,6 @@ pub async fn check_facilitator(x402: &X402) -> bool {
         }
     };
     metrics::gauge!("manabi_x402_facilitator_ready").set(if ready { 1.0 } else { 0.0 });
-    ready
 }
 
 /// A request that came in under `/x402/`: its payment, if it carried one (or why it
@@ -572,11 +571,29 @@ async fn claim_state(state: &AppState, payer: &str, nonce: &str) -> Result<Claim
         .read_stream_to_end(&stream, 0)
         .await
         .map_err(|error| crate::billing::ledger_unavailable(&error.to_string()))?;
-    Ok(match events.last().map(|last| &last.event) {
-        None => ClaimState::Free,
-        Some(LedgerEvent::X402SettlementUnknown(_)) => ClaimState::SettlementUnknown,
-        Some(_) => ClaimState::Taken,
+    Ok(if events.is_empty() {
+        ClaimState::Free
+    } else if unknown_claim(&events).is_some() {
+        ClaimState::SettlementUnknown
+    } else {
+        ClaimState::Taken
     })
+}
+
+/// The claim of a payment stream whose settlement gave no answer: the stream is the
+/// claim and [`X402SettlementUnknown`], nothing after (`ledger verify` holds the shape).
+fn unknown_claim(
+    events: &[manabi_ledger::store::RecordedEvent],
+) -> Option<(uuid::Uuid, &X402PaymentClaimed)> {
+    match events {
+        [first, second] => match (&first.event, &second.event) {
+            (LedgerEvent::X402PaymentClaimed(claim), LedgerEvent::X402SettlementUnknown(_)) => {
+                Some((first.id, claim))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 fn already_paid(nonce: &str, terms: &Arc<Terms>) -> ApiError {
@@ -811,18 +828,13 @@ async fn take_claim(
         .read_stream_to_end(stream, 0)
         .await
         .map_err(|error| Outcome::LedgerUnavailable(error.to_string()))?;
-    let resumable = match events.as_slice() {
-        [first, second] => match (&first.event, &second.event) {
-            (LedgerEvent::X402PaymentClaimed(earlier), LedgerEvent::X402SettlementUnknown(_)) => {
-                (earlier.operation == claim.operation
-                    && earlier.resource_id == claim.resource_id
-                    && earlier.amount == claim.amount)
-                    .then_some(first.id)
-            }
-            _ => None,
-        },
-        _ => None,
-    };
+    let resumable = unknown_claim(&events)
+        .filter(|(_, earlier)| {
+            earlier.operation == claim.operation
+                && earlier.resource_id == claim.resource_id
+                && earlier.amount == claim.amount
+        })
+        .map(|(id, _)| id);
     match resumable {
         Some(invoice_id) => Ok(Claimed {
             invoice_id,
