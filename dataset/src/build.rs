@@ -159,6 +159,7 @@ pub fn assemble(parts: Vec<Part>) -> anyhow::Result<Assembled> {
             detail.kanji.retain(|id| ids.contains(id));
         }
     }
+    crate::kanji::headline::apply(&mut learnables);
     let total = relations.len();
     let kept: Vec<Relation> = relations
         .into_iter()

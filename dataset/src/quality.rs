@@ -8,10 +8,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use manabi_schemas::{LearnableSummary, LearnableType};
+use manabi_schemas::{Learnable, LearnableBody, LearnableSummary, LearnableType};
 use serde_json::Value;
 
 use crate::build::UNMATCHED_COUNT;
+use crate::kanji::headline;
 use crate::kanji::levels::REASON_TAGS;
 use crate::kanji::similar::JLPT_WITH_SIMILAR_PERCENT_MIN;
 use crate::vocabulary::core::{self, CoreWord};
@@ -33,6 +34,7 @@ pub fn levels(artifact: &Artifact) -> LevelQuality {
     kanji_levels(artifact, &mut quality);
     vocabulary_levels(artifact, &mut quality);
     vocabulary_frequency(artifact, &mut quality);
+    kanji_headlines(artifact, &mut quality);
     let boundaries = crate::boundary::measure(artifact);
     quality.figures.extend(boundaries.figures);
     quality.problems.extend(boundaries.problems);
@@ -44,6 +46,53 @@ pub fn levels(artifact: &Artifact) -> LevelQuality {
         quality.figures.insert(UNMATCHED_COUNT.to_string(), *count);
     }
     quality
+}
+
+/// Every kanji's short meaning is the one [`headline`] gives: the meanings its words use
+/// first (figures `kanji_headline_reordered`, `kanji_headline_off_rule`).
+fn kanji_headlines(artifact: &Artifact, quality: &mut LevelQuality) {
+    let learnables: Vec<Learnable> = artifact
+        .learnables
+        .iter()
+        .filter(|l| {
+            matches!(
+                l.summary.kind,
+                LearnableType::Kanji | LearnableType::Vocabulary
+            )
+        })
+        .filter_map(|l| serde_json::from_str(&l.json).ok())
+        .collect();
+    let words = headline::words_by_kanji(&learnables);
+    let (mut reordered, mut off) = (0, 0);
+    for learnable in &learnables {
+        let LearnableBody::Kanji(detail) = &learnable.body else {
+            continue;
+        };
+        let uses = words
+            .get(learnable.id.as_str())
+            .map_or(&[][..], Vec::as_slice);
+        let expected = headline::headline(&detail.meanings, uses);
+        if expected[..] != detail.meanings[..expected.len()] {
+            reordered += 1;
+        }
+        let expected = (!expected.is_empty()).then(|| expected.join(", "));
+        if learnable.meaning != expected {
+            off += 1;
+            quality.problems.push(format!(
+                "{} {}: short meaning {:?}, the headline rule gives {:?}",
+                learnable.id,
+                learnable.label.as_deref().unwrap_or_default(),
+                learnable.meaning,
+                expected
+            ));
+        }
+    }
+    quality
+        .figures
+        .insert("kanji_headline_reordered".to_string(), reordered);
+    quality
+        .figures
+        .insert("kanji_headline_off_rule".to_string(), off);
 }
 
 fn has_form(summary: &LearnableSummary, text: &str) -> bool {

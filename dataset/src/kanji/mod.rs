@@ -8,6 +8,7 @@
 //! synonyms and antonyms; KanjiVG the stroke paths (kept for JLPT kanji), a second
 //! stroke count and the parts the derived look-alike rules compare ([`similar`]).
 
+pub mod headline;
 pub mod kanjidic;
 pub mod kanjium;
 pub mod kradfile;
@@ -34,8 +35,6 @@ use levels::{KanjiLevel, LevelInputs};
 
 /// Other-language meanings kept for localization.
 const MEANING_LOCALES: [&str; 3] = ["fr", "es", "pt"];
-/// How many English meanings make up the short `meaning`.
-const SHORT_MEANINGS_MAX: usize = 3;
 
 /// Files inside each source's unpacked directory.
 pub const KANJIDIC2_FILE: &str = "usr/share/edict/kanjidic2.xml.gz";
@@ -316,6 +315,16 @@ fn citations(
             &["similar"],
         ));
     }
+    if extras
+        .similar
+        .iter()
+        .any(|similar| similar.basis == similar::EDITORS)
+    {
+        cited.push(crate::editors::cite(
+            Some("lookalikes.tsv".to_string()),
+            &["similar"],
+        ));
+    }
     if extras.kanjivg_strokes > 0 {
         let fields: &[&str] = if extras.strokes.is_empty() {
             &["stroke_count"]
@@ -452,12 +461,8 @@ fn kanji_learnable(
     };
     let sources_cited = citations(ctx, sources, entry, literal, &extras)?;
     let checks = cross_checks(sources, entry, literal, &extras);
-    let meaning = entry
-        .meanings
-        .iter()
-        .take(SHORT_MEANINGS_MAX)
-        .cloned()
-        .collect::<Vec<_>>();
+    // KANJIDIC2's order until assembly reads the kanji's words (`headline::apply`).
+    let meaning = headline::headline(&entry.meanings, &[]);
     Ok(Some(Learnable {
         id: ids::kanji(literal),
         kind: LearnableType::Kanji,

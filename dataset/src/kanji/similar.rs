@@ -13,6 +13,8 @@ use super::KanjiSources;
 use crate::kanjivg::{Layout, Part};
 
 pub const KANJIUM: &str = "kanjium";
+/// The basis of the pairs in the editors' table (`content/lookalikes.tsv`).
+pub const EDITORS: &str = "editors";
 /// The basis prefix of derived pairs: `derived: <rule>`.
 pub const DERIVED: &str = "derived";
 /// `verify` fails when fewer JLPT kanji than this have a look-alike.
@@ -124,6 +126,8 @@ pub struct Shape<'a> {
     pub literal: &'a str,
     /// KANJIDIC2's stroke count.
     pub strokes: u8,
+    /// KANJIDIC2's classical radical number.
+    pub radical: Option<u8>,
     pub jlpt: bool,
     pub layout: &'a Layout,
 }
@@ -316,6 +320,11 @@ fn one_part_swapped(
     {
         return Some(Rule::SimilarPartSwapped);
     }
+    // Two parts, one of them the radical both kanji are classed under: what they share
+    // is only that radical (訪/訟 share 言, 針/釣 share 金), no likeness.
+    if parts_a.len() == 2 && a.radical.is_some() && a.radical == b.radical {
+        return None;
+    }
     let shared: usize = parts_a.iter().map(part_strokes).sum::<usize>() - part_strokes(x);
     let (share, of) = DOMINANT_SHARE;
     let dominant = |strokes: u8| shared * of >= usize::from(strokes) * share;
@@ -355,6 +364,7 @@ fn shapes(sources: &KanjiSources) -> Vec<Shape<'_>> {
             Some(Shape {
                 literal: &entry.literal,
                 strokes: entry.stroke_count?,
+                radical: entry.radical,
                 jlpt: sources.level_of(entry, literal).level.is_some(),
                 layout: sources.layouts.get(&literal)?,
             })
@@ -471,7 +481,18 @@ fn takes(lists: &Lists, pair: &Derived<'_>, first_pass: bool) -> bool {
     wanted && a < LOOKALIKES_MAX && b < LOOKALIKES_MAX && !listed(lists, pair.a, pair.b)
 }
 
-/// Similar kanji per kanji: kanjium's pairs first (both ways, both ends built), then
+/// The editors' table of look-alike pairs no rule derives (温/湿, 馬/鳥, 験/検), each row
+/// `kanji, kanji, why a learner mixes them up`.
+const EDITORS_TABLE: &str = include_str!("../../content/lookalikes.tsv");
+
+fn editors_pairs() -> impl Iterator<Item = (&'static str, &'static str)> {
+    EDITORS_TABLE.lines().skip(1).filter_map(|line| {
+        let mut columns = line.split('\t');
+        Some((columns.next()?, columns.next()?))
+    })
+}
+
+/// Similar kanji per kanji: kanjium's pairs first, then the editors' table (both ways, both ends built), then
 /// derived pairs in [`Derived::order`], as [`takes`] allows.
 pub fn similar_kanji(sources: &KanjiSources) -> Lists {
     let built: BTreeSet<&str> = sources.entries.iter().map(|e| e.literal.as_str()).collect();
@@ -481,6 +502,11 @@ pub fn similar_kanji(sources: &KanjiSources) -> Lists {
             if kanji != other && built.contains(kanji.as_str()) && built.contains(other.as_str()) {
                 add_pair(&mut lists, kanji, other, KANJIUM);
             }
+        }
+    }
+    for (kanji, other) in editors_pairs() {
+        if built.contains(kanji) && built.contains(other) {
+            add_pair(&mut lists, kanji, other, EDITORS);
         }
     }
     let shapes = shapes(sources);

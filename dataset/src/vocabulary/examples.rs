@@ -47,6 +47,9 @@ pub struct WordQuery {
     /// otherwise is about another word (縁 read ふち is not 縁 えん, 勝 read まさる is a
     /// name, not 勝 しょう).
     pub readings: Vec<String>,
+    /// Every sense is a conjunction (だって "because, after all", すると, ところが): the
+    /// analyser must tag the occurrence one (９時だってさ is だ + って, 高いところが a noun).
+    pub conjunction: bool,
 }
 
 /// What judges a sentence: the analyser, the vocabulary's written forms (the longer
@@ -66,11 +69,10 @@ impl Judge<'_> {
         span_keys(text, &tokens, |key| {
             matched |= word.forms.exact.iter().any(|f| f == key)
         });
-        Ok(
-            matched
-                && self.on_boundary(text, &tokens, &word.forms)
-                && reads_as(text, &tokens, word),
-        )
+        Ok(matched
+            && self.on_boundary(text, &tokens, &word.forms)
+            && reads_as(text, &tokens, word)
+            && used_as_conjunction(text, &tokens, word))
     }
 
     fn on_boundary(&self, text: &str, tokens: &[Morpheme], word: &WordForms) -> bool {
@@ -143,6 +145,7 @@ impl Corpus {
             for word in found {
                 if !judge.on_boundary(text, &tokens, &words[word].forms)
                     || !reads_as(text, &tokens, &words[word])
+                    || !used_as_conjunction(text, &tokens, &words[word])
                 {
                     continue;
                 }
@@ -243,6 +246,26 @@ fn reads_as(text: &str, tokens: &[Morpheme], word: &WordQuery) -> bool {
         })
 }
 
+/// Whether every sense, by its parts of speech, is a conjunction (JMdict's `conj`); a
+/// sense without parts of speech has its predecessor's.
+pub fn conjunction_only<'a>(senses: impl Iterator<Item = &'a [String]>) -> bool {
+    let mut stated = senses.filter(|pos| !pos.is_empty()).peekable();
+    stated.peek().is_some() && stated.all(|pos| pos.iter().all(|p| p == "conj"))
+}
+
+/// Whether a conjunction-only word is a conjunction wherever it occurs in `text`.
+fn used_as_conjunction(text: &str, tokens: &[Morpheme], word: &WordQuery) -> bool {
+    !word.conjunction
+        || boundary::occurrences(text, &word.forms.exact)
+            .into_iter()
+            .all(|(start, end)| {
+                tokens
+                    .iter()
+                    .filter(|t| t.end > start && t.start < end)
+                    .all(|t| t.conjunction)
+            })
+}
+
 /// Whether every occurrence of the word's forms in `text` starts and ends on a token
 /// boundary.
 fn aligned(text: &str, tokens: &[Morpheme], forms: &[String]) -> bool {
@@ -299,6 +322,7 @@ mod tests {
             base: base.to_owned(),
             lemma: base.to_owned(),
             reading: String::new(),
+            conjunction: false,
         }
     }
 
@@ -391,6 +415,7 @@ mod audit {
                     .filter(|r| r.applies_to.is_empty() || r.applies_to.contains(&label))
                     .map(|r| katakana_to_hiragana(&r.text))
                     .collect(),
+                conjunction: conjunction_only(detail.senses.iter().map(|s| s.pos.as_slice())),
             };
             entries += 1;
             let mut any_off = false;

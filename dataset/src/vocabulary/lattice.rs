@@ -20,6 +20,8 @@ const GROUP_CHARS_MAX: usize = 24;
 /// `char.bin` holds one entry per UCS-2 code point.
 const CHAR_TABLE_LEN: usize = 0xffff;
 const CATEGORY_NAME_BYTES: usize = 32;
+/// The part of speech (first feature field) of conjunctions, in UniDic and IPADIC alike.
+const CONJUNCTION: &str = "接続詞";
 
 /// A word of the analysed text: its byte range, its dictionary form in the text's spelling,
 /// its lemma, and how it is read here (katakana; empty when the dictionary does not say).
@@ -30,6 +32,8 @@ pub struct Morpheme {
     pub base: String,
     pub lemma: String,
     pub reading: String,
+    /// The dictionary tags it a conjunction (接続詞).
+    pub conjunction: bool,
 }
 
 /// A dictionary word's forms as the analyser keeps them: dictionary form, lemma, reading.
@@ -38,6 +42,7 @@ struct Forms {
     base: String,
     lemma: String,
     reading: String,
+    conjunction: bool,
 }
 
 /// Where a dictionary keeps the dictionary form and the lemma in its feature strings.
@@ -399,10 +404,14 @@ impl Tokenizer {
                     let feature = self.words.feature(index)?;
                     let (base, lemma) = self.layout.forms(&feature, surface);
                     let reading = self.layout.reading(&feature);
+                    let conjunction = split_feature(&feature)
+                        .first()
+                        .is_some_and(|pos| pos == CONJUNCTION);
                     let forms = Forms {
                         base,
                         lemma,
                         reading,
+                        conjunction,
                     };
                     self.forms.borrow_mut().insert(index, forms.clone());
                     forms
@@ -412,6 +421,7 @@ impl Tokenizer {
                 base: surface.to_owned(),
                 lemma: surface.to_owned(),
                 reading: String::new(),
+                conjunction: false,
             },
         };
         Ok(Morpheme {
@@ -420,6 +430,7 @@ impl Tokenizer {
             base: forms.base,
             lemma: forms.lemma,
             reading: forms.reading,
+            conjunction: forms.conjunction,
         })
     }
 }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{Rule, Shape, rule_for, similar_kanji};
+use super::{EDITORS_TABLE, Rule, Shape, editors_pairs, rule_for, similar_kanji};
 use crate::kanji::KanjiSources;
 use crate::kanji::kanjidic::KanjidicEntry;
 use crate::kanjivg::{Layout, Part};
@@ -28,6 +28,7 @@ fn shape<'a>(literal: &'a str, layout: &'a Layout) -> Shape<'a> {
     Shape {
         literal,
         strokes,
+        radical: None,
         jlpt: true,
         layout,
     }
@@ -198,4 +199,22 @@ fn pairs_are_symmetric_and_skip_variants_and_self() {
     );
     assert_eq!(names("持"), [("待".into(), derived.clone())]);
     assert_eq!(names("侍"), [("待".into(), derived)]);
+}
+
+#[test]
+fn the_editors_table_pairs_two_different_kanji_once_each_with_a_reason() {
+    let mut seen = BTreeSet::new();
+    for line in EDITORS_TABLE.lines().skip(1) {
+        let columns: Vec<&str> = line.split('\t').collect();
+        let [a, b, why] = columns.as_slice() else {
+            panic!("three columns: {line}");
+        };
+        assert_eq!(a.chars().count(), 1, "{line}");
+        assert_eq!(b.chars().count(), 1, "{line}");
+        assert_ne!(a, b, "{line}");
+        assert!(!why.trim().is_empty(), "{line}");
+        let pair = if a < b { (*a, *b) } else { (*b, *a) };
+        assert!(seen.insert(pair), "listed twice: {line}");
+    }
+    assert_eq!(editors_pairs().count(), seen.len());
 }
