@@ -20,6 +20,7 @@ pub mod lessons;
 pub mod pins;
 pub mod quality;
 pub mod radicals;
+pub mod sources;
 pub mod stats;
 pub mod translations;
 pub mod verify;

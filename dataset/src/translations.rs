@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use crate::sources::tatoeba::Sentence;
+
 /// The table, one correction a row after the header.
 pub const TABLE: &str = include_str!("../content/translations.tsv");
 
@@ -32,6 +34,13 @@ pub fn corrected(japanese: &str) -> Option<&'static str> {
 /// `english` of `japanese` as the dataset gives it: the editors' correction, else as given.
 pub fn english_of(japanese: &str, english: Option<String>) -> Option<String> {
     corrected(japanese).map(str::to_owned).or(english)
+}
+
+/// Replaces the English of each sentence of a Tatoeba table that the editors corrected.
+pub fn correct_english(sentences: &mut [Sentence]) {
+    for sentence in sentences {
+        sentence.english = english_of(&sentence.japanese, sentence.english.take());
+    }
 }
 
 #[cfg(test)]
@@ -63,6 +72,31 @@ mod tests {
         assert_eq!(
             english_of("猫がいる。", Some("There is a cat.".to_owned())).as_deref(),
             Some("There is a cat.")
+        );
+    }
+
+    #[test]
+    fn a_tatoeba_table_reads_as_corrected() {
+        let sentence = |japanese: &str, english: Option<&str>| Sentence {
+            id: 1,
+            japanese: japanese.to_owned(),
+            english: english.map(str::to_owned),
+            translations: Default::default(),
+        };
+        let mut sentences = [
+            sentence("あまり見えない。", Some("I see it rarely.")),
+            sentence("あまり見えない。", None),
+            sentence("猫がいる。", Some("There is a cat.")),
+        ];
+        correct_english(&mut sentences);
+        let english: Vec<Option<&str>> = sentences.iter().map(|s| s.english.as_deref()).collect();
+        assert_eq!(
+            english,
+            [
+                Some("I cannot see it very well."),
+                Some("I cannot see it very well."),
+                Some("There is a cat."),
+            ]
         );
     }
 }

@@ -9,7 +9,7 @@ use regex::RegexSet;
 
 use super::content::{Jlpt, Point};
 use super::levels::KanjiLevels;
-use super::tatoeba::Sentence;
+use crate::sources::tatoeba::Sentence;
 
 /// Examples kept per point.
 pub const EXAMPLES_PER_POINT_MAX: usize = 3;

@@ -12,7 +12,7 @@ use manabi_schemas::{
 };
 
 use super::content::{Jlpt, Point};
-use super::tatoeba::Sentence;
+use crate::sources::tatoeba::Sentence;
 
 /// Versions of the sources a build read, for the citations.
 #[derive(Debug, Clone)]

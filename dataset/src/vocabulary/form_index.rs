@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use manabi_search::kana::katakana_to_hiragana;
 
 use super::frequency::written_in_kana;
-use super::jmdict::Entry;
 use super::text::is_kana;
+use crate::sources::jmdict::Entry;
 
 /// Entries by written form with kanji, entries written in kana by kana form, and every
 /// entry by its readings in hiragana.

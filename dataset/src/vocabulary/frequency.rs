@@ -24,9 +24,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use manabi_search::kana::katakana_to_hiragana;
 
 use super::form_index::FormIndex;
-use super::jmdict::Entry;
 use super::text::{is_hiragana, is_kana, is_kanji, is_katakana};
 use super::wordfreq::WordFrequencies;
+use crate::sources::jmdict::Entry;
 
 /// How many of the most frequent tokens the coverage rule reads.
 pub const FREQUENT_TOKENS: usize = 5_000;
@@ -466,8 +466,8 @@ pub fn exclusions() -> Result<HashMap<String, String>, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::jmdict::{KanjiElement, ReadingElement, Sense};
     use super::*;
+    use crate::sources::jmdict::{Gloss, KanjiElement, ReadingElement, Sense};
 
     fn entry(seq: u32, kanji: &[&str], readings: &[&str], pos: &[&str], misc: &[&str]) -> Entry {
         Entry {
@@ -490,7 +490,7 @@ mod tests {
             senses: vec![Sense {
                 pos: pos.iter().map(|p| (*p).to_owned()).collect(),
                 misc: misc.iter().map(|m| (*m).to_owned()).collect(),
-                glosses: vec![super::super::jmdict::Gloss {
+                glosses: vec![Gloss {
                     language: "eng".to_owned(),
                     text: "gloss".to_owned(),
                 }],

