@@ -56,35 +56,38 @@ pub fn find_matches(points: &[&Point], sentences: &[Sentence]) -> Result<Matches
     })
 }
 
+/// How a candidate sentence ranks, best first: runs on, too hard, length, Tatoeba id.
+type Rank = (bool, bool, usize, u64);
+
 /// Picks up to [`EXAMPLES_PER_POINT_MAX`] sentences for a point of `level`, deterministically:
-/// sentences with an English translation only; first those whose kanji are all at or
-/// below the point's level, then shorter sentences, then lower Tatoeba ids. A Japanese
-/// text that repeats an already chosen one is skipped.
+/// sentences with an English translation only; first those whose English says no more
+/// than the Japanese (a translation that runs on into another sentence only when a point
+/// has too few others: grammar patterns are rare enough that refusing them outright
+/// would leave points without examples), then those whose kanji are all at or below the
+/// point's level, then shorter sentences, then lower Tatoeba ids. A Japanese text that
+/// repeats an already chosen one is skipped.
 pub fn choose<'s>(
     candidates: &[usize],
     sentences: &'s [Sentence],
     level: Jlpt,
     kanji: &KanjiLevels,
 ) -> Vec<&'s Sentence> {
-    let mut ranked: Vec<(bool, usize, u64, &Sentence)> = candidates
+    let mut ranked: Vec<(Rank, &Sentence)> = candidates
         .iter()
         .map(|&index| &sentences[index])
         .filter(|sentence| sentence.english.is_some())
         .map(|sentence| {
+            let runs_on = !sentence.has_matching_english();
             let too_hard = !kanji.within(&sentence.japanese, level);
-            (
-                too_hard,
-                sentence.japanese.chars().count(),
-                sentence.id,
-                sentence,
-            )
+            let length = sentence.japanese.chars().count();
+            ((runs_on, too_hard, length, sentence.id), sentence)
         })
         .collect();
-    ranked.sort_by_key(|(too_hard, length, id, _)| (*too_hard, *length, *id));
+    ranked.sort_by_key(|(key, _)| *key);
     let mut seen = BTreeSet::new();
     ranked
         .into_iter()
-        .map(|(_, _, _, sentence)| sentence)
+        .map(|(_, sentence)| sentence)
         .filter(|sentence| seen.insert(sentence.japanese.as_str()))
         .take(EXAMPLES_PER_POINT_MAX)
         .collect()

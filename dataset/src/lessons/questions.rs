@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use manabi_schemas::history::HistoryType;
 use manabi_schemas::lesson::{Question, QuestionKind};
 use manabi_schemas::markup::link;
 use manabi_schemas::{Learnable, LearnableBody};
@@ -281,8 +282,15 @@ fn drafts(learnable: &Learnable, turn: usize) -> Vec<Draft> {
             found.push(meaning_draft(learnable, "a radical"));
             found.extend(reading_draft(learnable));
         }
-        LearnableBody::History(_) => {
-            found.push(meaning_draft(learnable, "known in English as"));
+        LearnableBody::History(detail) => {
+            // A person's or a place's English is its name in letters, not a meaning
+            // ("What does 梶原一騎 mean?" has no answer); they are asked their reading.
+            if !matches!(
+                detail.history_type,
+                HistoryType::Person | HistoryType::Place
+            ) {
+                found.push(meaning_draft(learnable, "known in English as"));
+            }
             found.extend(reading_draft(learnable));
         }
     }

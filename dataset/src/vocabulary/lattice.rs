@@ -20,8 +20,6 @@ const GROUP_CHARS_MAX: usize = 24;
 /// `char.bin` holds one entry per UCS-2 code point.
 const CHAR_TABLE_LEN: usize = 0xffff;
 const CATEGORY_NAME_BYTES: usize = 32;
-/// The part of speech (first feature field) of conjunctions, in UniDic and IPADIC alike.
-const CONJUNCTION: &str = "接続詞";
 
 /// A word of the analysed text: its byte range, its dictionary form in the text's spelling,
 /// its lemma, and how it is read here (katakana; empty when the dictionary does not say).
@@ -32,8 +30,28 @@ pub struct Morpheme {
     pub base: String,
     pub lemma: String,
     pub reading: String,
-    /// The dictionary tags it a conjunction (接続詞).
-    pub conjunction: bool,
+    /// The dictionary's part of speech, as far as example matching asks.
+    pub pos: WordClass,
+}
+
+/// The parts of speech example matching tells apart (the first feature field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WordClass {
+    /// 接続詞.
+    Conjunction,
+    /// 動詞.
+    Verb,
+    Other,
+}
+
+impl WordClass {
+    fn of(feature_head: Option<&str>) -> Self {
+        match feature_head {
+            Some("接続詞") => WordClass::Conjunction,
+            Some("動詞") => WordClass::Verb,
+            _ => WordClass::Other,
+        }
+    }
 }
 
 /// A dictionary word's forms as the analyser keeps them: dictionary form, lemma, reading.
@@ -42,7 +60,7 @@ struct Forms {
     base: String,
     lemma: String,
     reading: String,
-    conjunction: bool,
+    pos: WordClass,
 }
 
 /// Where a dictionary keeps the dictionary form and the lemma in its feature strings.
@@ -404,14 +422,12 @@ impl Tokenizer {
                     let feature = self.words.feature(index)?;
                     let (base, lemma) = self.layout.forms(&feature, surface);
                     let reading = self.layout.reading(&feature);
-                    let conjunction = split_feature(&feature)
-                        .first()
-                        .is_some_and(|pos| pos == CONJUNCTION);
+                    let pos = WordClass::of(split_feature(&feature).first().map(String::as_str));
                     let forms = Forms {
                         base,
                         lemma,
                         reading,
-                        conjunction,
+                        pos,
                     };
                     self.forms.borrow_mut().insert(index, forms.clone());
                     forms
@@ -421,7 +437,7 @@ impl Tokenizer {
                 base: surface.to_owned(),
                 lemma: surface.to_owned(),
                 reading: String::new(),
-                conjunction: false,
+                pos: WordClass::Other,
             },
         };
         Ok(Morpheme {
@@ -430,7 +446,7 @@ impl Tokenizer {
             base: forms.base,
             lemma: forms.lemma,
             reading: forms.reading,
-            conjunction: forms.conjunction,
+            pos: forms.pos,
         })
     }
 }

@@ -433,9 +433,7 @@ fn choose_examples(
                 .filter(|r| r.applies_to.is_empty() || r.applies_to.contains(&draft.forms.label))
                 .map(|r| katakana_to_hiragana(&r.text))
                 .collect(),
-            conjunction: examples::conjunction_only(
-                graded.entry.english_senses().map(|s| s.pos.as_slice()),
-            ),
+            senses: examples::Senses::of(graded.entry.english_senses().map(|s| s.pos.as_slice())),
         })
         .collect();
     let lexicon = Lexicon::new(queries.iter().map(|q| &q.forms));
