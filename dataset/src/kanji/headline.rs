@@ -3,17 +3,20 @@
 //!
 //! KANJIDIC2 lists a kanji's meanings in no order a learner can rely on: 参 starts with
 //! "nonplussed, three (in documents)", 余 with "too much, myself". A meaning is *used* when
-//! the first sense of a word written with the kanji (a JLPT word, or one of the 10,000
-//! most frequent) shares a content word with it (参加 "participation" uses "participate").
-//! When any meaning is used, the used ones come first, each group in KANJIDIC2's order; a
-//! kanji none of whose meanings its words use keeps KANJIDIC2's order. The full list in
-//! `kanji.meanings` stays as KANJIDIC2 gives it.
+//! the first sense of a word shown with the kanji (a JLPT word, or one of the 10,000 most
+//! frequent, whose label has the kanji) shares a content word with it (参加
+//! "participation" uses "participate"). The used meanings come first, then the others,
+//! each group in KANJIDIC2's order (a kanji none of whose meanings its words use keeps
+//! KANJIDIC2's order). Only the used ones are not enough: the word matching misses
+//! meanings a learner needs (様 "Esq." is the suffix 〜様 glossed "Mr.; Mrs."). The full
+//! list in `kanji.meanings` stays as KANJIDIC2 gives it.
 
 use std::collections::HashMap;
 
 use manabi_schemas::{Learnable, LearnableBody};
 
 use crate::context::BuiltLearnable;
+use crate::ids;
 
 /// How many meanings make up the short `meaning`.
 pub const MEANINGS_MAX: usize = 3;
@@ -50,7 +53,11 @@ pub fn words_by_kanji<'a>(
         if !taught {
             continue;
         }
-        for kanji in &detail.kanji {
+        // Only the kanji of the word as it is shown: ポーランド's rare spelling 波蘭 does
+        // not make "Poland" a meaning 波's words use.
+        let label = learnable.label.as_deref().unwrap_or_default();
+        let shown: Vec<String> = label.chars().map(ids::kanji).collect();
+        for kanji in detail.kanji.iter().filter(|id| shown.contains(id)) {
             words
                 .entry(kanji.as_str())
                 .or_default()
@@ -61,7 +68,7 @@ pub fn words_by_kanji<'a>(
 }
 
 /// The short meaning of a kanji with these KANJIDIC2 `meanings`, given the first-sense
-/// glosses of its words.
+/// glosses of its words: the used meanings first, each group in KANJIDIC2's order.
 pub fn headline(meanings: &[String], words: &[&[String]]) -> Vec<String> {
     let glossed: Vec<String> = words
         .iter()
@@ -74,12 +81,12 @@ pub fn headline(meanings: &[String], words: &[&[String]]) -> Vec<String> {
             .any(|word| glossed.iter().any(|gloss| same_word(word, gloss)))
     };
     let (first, rest): (Vec<&String>, Vec<&String>) = meanings.iter().partition(|m| used(m));
-    let ordered: Vec<&String> = if first.is_empty() {
-        meanings.iter().collect()
-    } else {
-        first.into_iter().chain(rest).collect()
-    };
-    ordered.into_iter().take(MEANINGS_MAX).cloned().collect()
+    first
+        .into_iter()
+        .chain(rest)
+        .take(MEANINGS_MAX)
+        .cloned()
+        .collect()
 }
 
 /// Sets every kanji's short meaning by [`headline`].

@@ -14,6 +14,7 @@ pub mod kanjium;
 pub mod kradfile;
 pub mod levels;
 pub mod lists;
+pub mod meanings;
 pub mod similar;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -158,6 +159,10 @@ impl KanjiSources {
                 .next()
                 .is_some_and(|c| wanted.contains(&c))
         })?;
+        sources
+            .entries
+            .iter_mut()
+            .for_each(meanings::remove_refused);
         let krad = open_maybe_gz(&ctx.source_file("kradfile", KRADFILE_FILE))?;
         sources.components = kradfile::parse(krad)?;
         sources.kanjium = load_kanjium(ctx)?;
@@ -313,6 +318,12 @@ fn citations(
         cited.push(crate::editors::cite(
             Some("similar-rule".to_string()),
             &["similar"],
+        ));
+    }
+    if meanings::any_refused(&entry.literal) {
+        cited.push(crate::editors::cite(
+            Some("kanji_meanings_refused.tsv".to_string()),
+            &["meanings"],
         ));
     }
     if extras

@@ -44,8 +44,9 @@ pub struct Analysis {
     pub nuclei: Vec<u8>,
     /// Word-origin class (UniDic only).
     pub origin: Option<OriginClass>,
-    /// A loanword's source word, from the Latin part of UniDic's lemma (`コーヒー-coffee`).
-    pub source_word: Option<String>,
+    /// A loanword's source words, from the Latin part of UniDic's lemmas (`コーヒー-coffee`),
+    /// in rank order; a reading may have several (ロケット: locket, rocket).
+    pub source_words: Vec<String>,
     /// Index of the token the primary accent comes from, for the citation.
     pub token: u32,
 }
@@ -242,13 +243,19 @@ fn unidic_analysis(tokens: &[(u32, Vec<String>)]) -> Option<Analysis> {
     let origin = ranked
         .iter()
         .find_map(|(_, f)| origin_class(field(f, unidic_field::GOSHU)));
-    let source_word = ranked
+    let mut source_words: Vec<String> = Vec::new();
+    for word in ranked
         .iter()
-        .find_map(|(_, f)| loan_source_word(field(f, unidic_field::LEMMA)));
+        .filter_map(|(_, f)| loan_source_word(field(f, unidic_field::LEMMA)))
+    {
+        if !source_words.contains(&word) {
+            source_words.push(word);
+        }
+    }
     Some(Analysis {
         nuclei,
         origin,
-        source_word,
+        source_words,
         token: *token,
     })
 }
@@ -276,7 +283,7 @@ fn naist_analysis(tokens: &[(u32, Vec<String>)]) -> Option<Analysis> {
     Some(Analysis {
         nuclei,
         origin: None,
-        source_word: None,
+        source_words: Vec::new(),
         token: **token,
     })
 }

