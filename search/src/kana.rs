@@ -5,14 +5,17 @@
 //! Romaji output is modified Hepburn written in plain ASCII: long vowels are doubled
 //! (`コーヒー` → `koohii`) rather than given macrons, because queries are typed on
 //! keyboards without them.
+//!
+//! The conversions are `wana_kana`'s. What stays here is what our keys need on top of it:
+//! NFKC and lowercase folding, the letters its script conversion leaves alone, Hepburn
+//! where it writes otherwise (extended katakana, を, ー in hiragana), and only the romaji
+//! spellings learners type for Japanese, so that `cake` stays an English word.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use unicode_normalization::{IsNormalized, UnicodeNormalization};
-
-/// Distance between a katakana letter and its hiragana counterpart in Unicode.
-const KATAKANA_OFFSET: u32 = 0x60;
+use wana_kana::{ConvertJapanese, IsJapaneseChar, Options};
 
 /// NFKC (folds full-width letters and half-width katakana), then lowercase.
 pub fn normalize(text: &str) -> String {
@@ -27,78 +30,112 @@ pub fn normalize(text: &str) -> String {
     text.nfkc().collect::<String>().to_lowercase()
 }
 
-/// True for the katakana letters that have a hiragana counterpart (ァ..ヶ, ヽ, ヾ).
-fn is_convertible_katakana(c: char) -> bool {
-    matches!(c, '\u{30A1}'..='\u{30F6}' | '\u{30FD}' | '\u{30FE}')
+/// Hiragana and katakana that wana_kana's script conversion leaves as they are: the small
+/// ゕ ゖ (katakana ヵ ヶ, which it keeps as counter symbols) and the iteration marks.
+const SCRIPT_PAIRS: [(char, char); 4] = [('ゕ', 'ヵ'), ('ゖ', 'ヶ'), ('ゝ', 'ヽ'), ('ゞ', 'ヾ')];
+
+fn hiragana_of(c: char) -> char {
+    let pair = SCRIPT_PAIRS.iter().find(|(_, katakana)| *katakana == c);
+    pair.map_or(c, |(hiragana, _)| *hiragana)
 }
 
-/// True for the hiragana letters that have a katakana counterpart (ぁ..ゖ, ゝ, ゞ).
-fn is_convertible_hiragana(c: char) -> bool {
-    matches!(c, '\u{3041}'..='\u{3096}' | '\u{309D}' | '\u{309E}')
+fn katakana_of(c: char) -> char {
+    let pair = SCRIPT_PAIRS.iter().find(|(hiragana, _)| *hiragana == c);
+    pair.map_or(c, |(_, katakana)| *katakana)
 }
 
-fn shift(c: char, up: bool) -> char {
-    let code = if up {
-        c as u32 + KATAKANA_OFFSET
-    } else {
-        c as u32 - KATAKANA_OFFSET
-    };
-    // The ranges checked by the callers map onto assigned kana, so this never fails.
-    char::from_u32(code).unwrap_or(c)
+/// Characters the script conversion keeps as written. ヷ..ヺ have no hiragana letter
+/// (wana_kana folds them into わ..を, losing the voicing); half-width forms are NFKC's to
+/// fold ([`normalize`]), and wana_kana 5.0 never returns from a lone half-width ﾞ.
+fn is_kept_as_written(c: char) -> bool {
+    matches!(c, 'ヷ'..='ヺ' | '\u{FF61}'..='\u{FF9F}')
 }
 
-/// Katakana → hiragana; everything else (kanji, ー, Latin) is kept.
+/// `convert` applied to the runs of text between the characters kept as written.
+fn convert_runs(text: &str, convert: impl Fn(&str) -> String) -> String {
+    let mut out = String::with_capacity(text.len());
+    for piece in text.split_inclusive(is_kept_as_written) {
+        let kept = piece.chars().next_back().filter(|c| is_kept_as_written(*c));
+        let run = &piece[..piece.len() - kept.map_or(0, char::len_utf8)];
+        out.push_str(&convert(run));
+        out.extend(kept);
+    }
+    out
+}
+
+/// A katakana letter: wana_kana's katakana without the middle dot and ー, with ヽ ヾ.
+fn is_katakana_letter(c: char) -> bool {
+    (c.is_katakana() && !matches!(c, '・' | 'ー')) || matches!(c, 'ヽ' | 'ヾ')
+}
+
+/// Katakana → hiragana; everything else (kanji, ー, Latin, ヷ..ヺ) is kept.
 pub fn katakana_to_hiragana(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if is_convertible_katakana(c) {
-                shift(c, false)
-            } else {
-                c
-            }
-        })
-        .collect()
+    let script_only = Options {
+        pass_romaji: true,
+        keep_prolonged_sound_mark: true,
+        ..Options::default()
+    };
+    convert_runs(text, |run| {
+        let hiragana = run.to_hiragana_with_opt(script_only.clone());
+        hiragana.chars().map(hiragana_of).collect()
+    })
 }
 
 /// Hiragana → katakana; everything else is kept.
 pub fn hiragana_to_katakana(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if is_convertible_hiragana(c) {
-                shift(c, true)
-            } else {
-                c
-            }
-        })
-        .collect()
+    let script_only = Options {
+        pass_romaji: true,
+        ..Options::default()
+    };
+    convert_runs(text, |run| {
+        let katakana = run.to_katakana_with_opt(script_only.clone());
+        katakana.chars().map(katakana_of).collect()
+    })
 }
 
 /// NFKC, lowercase, katakana → hiragana: the form readings are stored and compared in.
 pub fn to_hiragana(text: &str) -> String {
     let normal = normalize(text);
     // Most terms hold no katakana; they are kept without a second copy.
-    if normal.chars().any(is_convertible_katakana) {
+    if normal.chars().any(is_katakana_letter) {
         katakana_to_hiragana(&normal)
     } else {
         normal
     }
 }
 
+/// True for a kana letter, an iteration mark or the long-vowel mark ー: wana_kana's kana
+/// without the middle dot ・ (it separates words and sounds like nothing) and the
+/// half-width ｰ (NFKC's to fold), with the iteration marks it leaves out.
+pub fn is_kana_char(c: char) -> bool {
+    (c.is_kana() && !matches!(c, '・' | 'ｰ')) || matches!(c, 'ゝ' | 'ゞ' | 'ヽ' | 'ヾ')
+}
+
 /// True when the text holds at least one kana and nothing but kana and the long-vowel mark.
 pub fn is_kana(text: &str) -> bool {
-    !text.is_empty()
-        && text.chars().all(|c| {
-            is_convertible_hiragana(c)
-                || is_convertible_katakana(c)
-                || matches!(c, 'ー' | 'ヷ'..='ヺ')
-        })
+    !text.is_empty() && text.chars().all(is_kana_char)
 }
 
 /// True when the text holds a katakana letter (a form whose script a query can tell
 /// apart from its hiragana twin).
 pub fn has_katakana(text: &str) -> bool {
-    text.chars()
-        .any(|c| is_convertible_katakana(c) || matches!(c, 'ヷ'..='ヺ'))
+    text.chars().any(is_katakana_letter)
+}
+
+/// Macron and circumflex vowels (the long vowels of Hepburn and Nihon-shiki) and their
+/// plain vowel.
+#[rustfmt::skip]
+const LONG_VOWELS: [(char, char); 10] = [
+    ('ā', 'a'), ('ī', 'i'), ('ū', 'u'), ('ē', 'e'), ('ō', 'o'),
+    ('â', 'a'), ('î', 'i'), ('û', 'u'), ('ê', 'e'), ('ô', 'o'),
+];
+
+/// The plain vowel of a lowercase macron or circumflex vowel: `ō` and `ô` → `o`.
+pub fn long_vowel_base(c: char) -> Option<char> {
+    LONG_VOWELS
+        .iter()
+        .find(|(long, _)| *long == c)
+        .map(|(_, base)| *base)
 }
 
 /// Macron and circumflex vowels written as two letters: `ō` as `oo`, or as `ou` when
@@ -109,14 +146,10 @@ pub fn long_vowels_doubled(text: &str, o_as_ou: bool) -> String {
     }
     let mut out = String::with_capacity(text.len() + 4);
     for c in text.chars() {
-        match c {
-            'ā' | 'â' => out.push_str("aa"),
-            'ī' | 'î' => out.push_str("ii"),
-            'ū' | 'û' => out.push_str("uu"),
-            'ē' | 'ê' => out.push_str("ee"),
-            'ō' | 'ô' if o_as_ou => out.push_str("ou"),
-            'ō' | 'ô' => out.push_str("oo"),
-            _ => out.push(c),
+        match long_vowel_base(c) {
+            Some('o') if o_as_ou => out.push_str("ou"),
+            Some(vowel) => out.extend([vowel, vowel]),
+            None => out.push(c),
         }
     }
     out
@@ -125,102 +158,67 @@ pub fn long_vowels_doubled(text: &str, o_as_ou: bool) -> String {
 /// True for a word in Latin letters, macron and circumflex vowels included (`Ryōma`,
 /// `kôhî`): romaji or English, never kana or kanji.
 pub fn is_latin_word(text: &str) -> bool {
-    text.chars().all(|c| {
-        c.is_ascii()
-            || matches!(
-                c,
-                'ā' | 'ī'
-                    | 'ū'
-                    | 'ē'
-                    | 'ō'
-                    | 'â'
-                    | 'î'
-                    | 'û'
-                    | 'ê'
-                    | 'ô'
-                    | 'Ā'
-                    | 'Ī'
-                    | 'Ū'
-                    | 'Ē'
-                    | 'Ō'
-                    | 'Â'
-                    | 'Î'
-                    | 'Û'
-                    | 'Ê'
-                    | 'Ô'
-            )
-    })
+    text.chars()
+        .all(|c| c.is_ascii() || c.to_lowercase().all(|c| long_vowel_base(c).is_some()))
 }
 
-/// Kana spellings and their Hepburn romaji. Two-letter entries (yōon and the extended
-/// katakana combinations) are tried before single letters.
+/// Kana wana_kana romanises otherwise than modified Hepburn. Extended katakana it reads as
+/// two syllables (ファ `fua`, ティ `tei`) or misreads (ヴ `vo`: its table holds ゔ twice);
+/// を ゐ ゑ it writes `wo wi we`; the small ゕ ゖ it leaves as kana; ヷ..ヺ have no
+/// hiragana to read them through.
 #[rustfmt::skip]
-const KANA_ROMAJI: &[(&str, &str)] = &[
-    ("きゃ", "kya"), ("きゅ", "kyu"), ("きょ", "kyo"), ("しゃ", "sha"), ("しゅ", "shu"),
-    ("しょ", "sho"), ("ちゃ", "cha"), ("ちゅ", "chu"), ("ちょ", "cho"), ("にゃ", "nya"),
-    ("にゅ", "nyu"), ("にょ", "nyo"), ("ひゃ", "hya"), ("ひゅ", "hyu"), ("ひょ", "hyo"),
-    ("みゃ", "mya"), ("みゅ", "myu"), ("みょ", "myo"), ("りゃ", "rya"), ("りゅ", "ryu"),
-    ("りょ", "ryo"), ("ぎゃ", "gya"), ("ぎゅ", "gyu"), ("ぎょ", "gyo"), ("じゃ", "ja"),
-    ("じゅ", "ju"), ("じょ", "jo"), ("ぢゃ", "ja"), ("ぢゅ", "ju"), ("ぢょ", "jo"),
-    ("びゃ", "bya"), ("びゅ", "byu"), ("びょ", "byo"), ("ぴゃ", "pya"), ("ぴゅ", "pyu"),
-    ("ぴょ", "pyo"), ("ふぁ", "fa"), ("ふぃ", "fi"), ("ふぇ", "fe"), ("ふぉ", "fo"),
-    ("ふゅ", "fyu"), ("ふゃ", "fya"), ("ふょ", "fyo"), ("ゔゃ", "vya"), ("ゔょ", "vyo"),
-    ("くゎ", "kwa"), ("ぐゎ", "gwa"), ("てぃ", "ti"), ("てゅ", "tyu"),
-    ("でぃ", "di"), ("でゅ", "dyu"), ("とぅ", "tu"), ("どぅ", "du"), ("うぃ", "wi"),
-    ("うぇ", "we"), ("うぉ", "wo"), ("ゔぁ", "va"), ("ゔぃ", "vi"), ("ゔぇ", "ve"),
-    ("ゔぉ", "vo"), ("ゔゅ", "vyu"), ("しぇ", "she"), ("じぇ", "je"), ("ちぇ", "che"),
-    ("つぁ", "tsa"), ("つぃ", "tsi"), ("つぇ", "tse"), ("つぉ", "tso"), ("いぇ", "ye"),
-    ("くぁ", "kwa"), ("くぃ", "kwi"), ("くぇ", "kwe"), ("くぉ", "kwo"), ("ぐぁ", "gwa"),
-    ("すぃ", "si"), ("ずぃ", "zi"), ("きぇ", "kye"), ("ぎぇ", "gye"), ("にぇ", "nye"),
-    ("ひぇ", "hye"), ("びぇ", "bye"), ("ぴぇ", "pye"), ("みぇ", "mye"), ("りぇ", "rye"),
-    ("あ", "a"), ("い", "i"), ("う", "u"), ("え", "e"), ("お", "o"),
-    ("か", "ka"), ("き", "ki"), ("く", "ku"), ("け", "ke"), ("こ", "ko"),
-    ("さ", "sa"), ("し", "shi"), ("す", "su"), ("せ", "se"), ("そ", "so"),
-    ("た", "ta"), ("ち", "chi"), ("つ", "tsu"), ("て", "te"), ("と", "to"),
-    ("な", "na"), ("に", "ni"), ("ぬ", "nu"), ("ね", "ne"), ("の", "no"),
-    ("は", "ha"), ("ひ", "hi"), ("ふ", "fu"), ("へ", "he"), ("ほ", "ho"),
-    ("ま", "ma"), ("み", "mi"), ("む", "mu"), ("め", "me"), ("も", "mo"),
-    ("や", "ya"), ("ゆ", "yu"), ("よ", "yo"),
-    ("ら", "ra"), ("り", "ri"), ("る", "ru"), ("れ", "re"), ("ろ", "ro"),
-    ("わ", "wa"), ("ゐ", "i"), ("ゑ", "e"), ("を", "o"), ("ん", "n"),
-    ("が", "ga"), ("ぎ", "gi"), ("ぐ", "gu"), ("げ", "ge"), ("ご", "go"),
-    ("ざ", "za"), ("じ", "ji"), ("ず", "zu"), ("ぜ", "ze"), ("ぞ", "zo"),
-    ("だ", "da"), ("ぢ", "ji"), ("づ", "zu"), ("で", "de"), ("ど", "do"),
-    ("ば", "ba"), ("び", "bi"), ("ぶ", "bu"), ("べ", "be"), ("ぼ", "bo"),
-    ("ぱ", "pa"), ("ぴ", "pi"), ("ぷ", "pu"), ("ぺ", "pe"), ("ぽ", "po"),
-    ("ゔ", "vu"), ("ぁ", "a"), ("ぃ", "i"), ("ぅ", "u"), ("ぇ", "e"), ("ぉ", "o"),
-    ("ゃ", "ya"), ("ゅ", "yu"), ("ょ", "yo"), ("ゎ", "wa"), ("ゕ", "ka"), ("ゖ", "ke"),
+const HEPBURN_OVERRIDES: &[(&str, &str)] = &[
+    ("いぇ", "ye"), ("うぃ", "wi"), ("うぇ", "we"), ("うぉ", "wo"), ("くぁ", "kwa"),
+    ("くぃ", "kwi"), ("くぇ", "kwe"), ("くぉ", "kwo"), ("くゎ", "kwa"), ("ぐぁ", "gwa"),
+    ("ぐゎ", "gwa"), ("すぃ", "si"), ("ずぃ", "zi"), ("つぁ", "tsa"), ("つぃ", "tsi"),
+    ("つぇ", "tse"), ("つぉ", "tso"), ("てぃ", "ti"), ("てゅ", "tyu"), ("でぃ", "di"),
+    ("でゅ", "dyu"), ("とぅ", "tu"), ("どぅ", "du"), ("ふぁ", "fa"), ("ふぃ", "fi"),
+    ("ふぇ", "fe"), ("ふぉ", "fo"), ("ゔぁ", "va"), ("ゔぃ", "vi"), ("ゔぇ", "ve"),
+    ("ゔぉ", "vo"), ("ゔゃ", "vya"), ("ゔゅ", "vyu"), ("ゔょ", "vyo"), ("ゔ", "vu"),
+    ("を", "o"), ("ゐ", "i"), ("ゑ", "e"), ("ゕ", "ka"), ("ゖ", "ke"),
+    ("ヷ", "va"), ("ヸ", "vi"), ("ヹ", "ve"), ("ヺ", "vo"),
 ];
 
-/// Katakana-only letters without a hiragana code point (ヷ..ヺ).
-const KATAKANA_ONLY_ROMAJI: &[(char, &str)] =
-    &[('ヷ', "va"), ('ヸ', "vi"), ('ヹ', "ve"), ('ヺ', "vo")];
+/// The small kana that close a two-kana syllable when wana_kana reads the pair as one
+/// (きゃ `kya`, しぇ `she`). A small ぃ after an i-row kana is a second i (キィ `kii`), not
+/// wana_kana's `kyi`.
+const SYLLABLE_CLOSERS: [char; 4] = ['ゃ', 'ゅ', 'ょ', 'ぇ'];
 
-/// [`KANA_ROMAJI`] by spelling: a query's romaji and every reading of the index go
-/// through these lookups, so they are hashed once instead of scanned each time.
-static KANA_TO_ROMAJI: LazyLock<HashMap<&'static str, &'static str>> =
-    LazyLock::new(|| KANA_ROMAJI.iter().copied().collect());
-/// [`ROMAJI_KANA`] by spelling.
-static ROMAJI_TO_KANA: LazyLock<HashMap<&'static str, &'static str>> =
-    LazyLock::new(|| ROMAJI_KANA.iter().copied().collect());
-
-fn lookup_kana(spelling: &str) -> Option<&'static str> {
-    KANA_TO_ROMAJI.get(spelling).copied()
-}
+/// Hepburn of each hiragana letter and two-kana syllable: wana_kana's, with
+/// [`HEPBURN_OVERRIDES`] on top. Built once, as every reading of the index and every kana
+/// query is romanised through it.
+static SYLLABLE_ROMAJI: LazyLock<HashMap<String, String>> = LazyLock::new(|| {
+    let romaji = |kana: &str| kana.to_romaji();
+    let mut table = HashMap::new();
+    // っ has no romaji of its own: it doubles what follows (see `to_romaji`).
+    for letter in ('ぁ'..='ゖ').filter(|c| *c != 'っ').map(String::from) {
+        for closer in SYLLABLE_CLOSERS {
+            let pair = format!("{letter}{closer}");
+            let read_apart = romaji(&letter) + &romaji(&closer.to_string());
+            let read_together = romaji(&pair);
+            if read_together != read_apart {
+                table.insert(pair, read_together);
+            }
+        }
+        table.insert(letter.clone(), romaji(&letter));
+    }
+    for (kana, hepburn) in HEPBURN_OVERRIDES {
+        table.insert(kana.to_string(), hepburn.to_string());
+    }
+    table
+});
 
 /// The romaji of the syllable starting at `chars[index]` and how many chars it spans.
 fn syllable_at(chars: &[char], index: usize) -> Option<(&'static str, usize)> {
     let first = *chars.get(index)?;
     if let Some(next) = chars.get(index + 1) {
         let pair: String = [first, *next].iter().collect();
-        if let Some(romaji) = lookup_kana(&pair) {
+        if let Some(romaji) = SYLLABLE_ROMAJI.get(&pair) {
             return Some((romaji, 2));
         }
     }
-    if let Some((_, romaji)) = KATAKANA_ONLY_ROMAJI.iter().find(|(c, _)| *c == first) {
-        return Some((romaji, 1));
-    }
-    lookup_kana(first.encode_utf8(&mut [0; 4])).map(|romaji| (romaji, 1))
+    let letter = SYLLABLE_ROMAJI.get(first.encode_utf8(&mut [0; 4]) as &str);
+    letter.map(|romaji| (romaji.as_str(), 1))
 }
 
 fn is_vowel(c: char) -> bool {
@@ -228,15 +226,16 @@ fn is_vowel(c: char) -> bool {
 }
 
 /// Kana (either script) → Hepburn romaji in ASCII. っ doubles the next consonant (`tch`
-/// before `ch`), ん before a vowel or `y` is written `n'`, ー repeats the previous vowel.
-/// Characters that are not kana are copied unchanged.
+/// before `ch`), ん before a vowel or `y` is written `n'`, ー repeats the previous vowel
+/// (in hiragana too, where wana_kana writes `-`). Characters that are not kana are copied
+/// unchanged.
 pub fn to_romaji(text: &str) -> String {
     let chars: Vec<char> = katakana_to_hiragana(&normalize(text)).chars().collect();
     let mut out = String::with_capacity(chars.len() * 2);
     let mut index = 0;
     while index < chars.len() {
         let c = chars[index];
-        if c == 'っ' || c == 'ッ' {
+        if c == 'っ' {
             if let Some((next, _)) = syllable_at(&chars, index + 1) {
                 out.push_str(if next.starts_with("ch") {
                     "t"
@@ -276,130 +275,50 @@ pub fn to_romaji(text: &str) -> String {
     out
 }
 
-/// Romaji spellings accepted by [`romaji_to_hiragana`]: Hepburn, Kunrei-shiki and the
-/// wāpuro (IME) spellings, longest first where prefixes overlap.
-#[rustfmt::skip]
-const ROMAJI_KANA: &[(&str, &str)] = &[
-    ("ltsu", "っ"), ("xtsu", "っ"),
-    ("kya", "きゃ"), ("kyu", "きゅ"), ("kyo", "きょ"), ("kye", "きぇ"),
-    ("sha", "しゃ"), ("shu", "しゅ"), ("sho", "しょ"), ("she", "しぇ"), ("shi", "し"),
-    ("sya", "しゃ"), ("syu", "しゅ"), ("syo", "しょ"), ("sye", "しぇ"),
-    ("cha", "ちゃ"), ("chu", "ちゅ"), ("cho", "ちょ"), ("che", "ちぇ"), ("chi", "ち"),
-    ("tya", "ちゃ"), ("tyu", "ちゅ"), ("tyo", "ちょ"), ("tye", "ちぇ"),
-    ("cya", "ちゃ"), ("cyu", "ちゅ"), ("cyo", "ちょ"),
-    ("tsa", "つぁ"), ("tsi", "つぃ"), ("tse", "つぇ"), ("tso", "つぉ"), ("tsu", "つ"),
-    ("nya", "にゃ"), ("nyu", "にゅ"), ("nyo", "にょ"), ("nye", "にぇ"),
-    ("hya", "ひゃ"), ("hyu", "ひゅ"), ("hyo", "ひょ"), ("hye", "ひぇ"),
-    ("mya", "みゃ"), ("myu", "みゅ"), ("myo", "みょ"), ("mye", "みぇ"),
-    ("rya", "りゃ"), ("ryu", "りゅ"), ("ryo", "りょ"), ("rye", "りぇ"),
-    ("gya", "ぎゃ"), ("gyu", "ぎゅ"), ("gyo", "ぎょ"), ("gye", "ぎぇ"),
-    ("jya", "じゃ"), ("jyu", "じゅ"), ("jyo", "じょ"), ("jye", "じぇ"),
-    ("zya", "じゃ"), ("zyu", "じゅ"), ("zyo", "じょ"),
-    ("dya", "ぢゃ"), ("dyu", "でゅ"), ("dyo", "ぢょ"),
-    ("bya", "びゃ"), ("byu", "びゅ"), ("byo", "びょ"), ("bye", "びぇ"),
-    ("pya", "ぴゃ"), ("pyu", "ぴゅ"), ("pyo", "ぴょ"), ("pye", "ぴぇ"),
-    ("fya", "ふゃ"), ("fyu", "ふゅ"), ("fyo", "ふょ"),
-    ("vya", "ゔゃ"), ("vyu", "ゔゅ"), ("vyo", "ゔょ"),
-    ("kwa", "くぁ"), ("gwa", "ぐぁ"),
-    ("xya", "ゃ"), ("xyu", "ゅ"), ("xyo", "ょ"), ("lya", "ゃ"), ("lyu", "ゅ"), ("lyo", "ょ"),
-    ("xtu", "っ"), ("ltu", "っ"), ("xwa", "ゎ"), ("lwa", "ゎ"),
-    ("ja", "じゃ"), ("ju", "じゅ"), ("jo", "じょ"), ("je", "じぇ"), ("ji", "じ"),
-    ("fa", "ふぁ"), ("fi", "ふぃ"), ("fe", "ふぇ"), ("fo", "ふぉ"), ("fu", "ふ"),
-    ("va", "ゔぁ"), ("vi", "ゔぃ"), ("ve", "ゔぇ"), ("vo", "ゔぉ"), ("vu", "ゔ"),
-    ("ye", "いぇ"), ("wi", "うぃ"), ("we", "うぇ"),
-    ("ka", "か"), ("ki", "き"), ("ku", "く"), ("ke", "け"), ("ko", "こ"),
-    ("sa", "さ"), ("si", "し"), ("su", "す"), ("se", "せ"), ("so", "そ"),
-    ("ta", "た"), ("ti", "ち"), ("tu", "つ"), ("te", "て"), ("to", "と"),
-    ("na", "な"), ("ni", "に"), ("nu", "ぬ"), ("ne", "ね"), ("no", "の"),
-    ("ha", "は"), ("hi", "ひ"), ("hu", "ふ"), ("he", "へ"), ("ho", "ほ"),
-    ("ma", "ま"), ("mi", "み"), ("mu", "む"), ("me", "め"), ("mo", "も"),
-    ("ya", "や"), ("yu", "ゆ"), ("yo", "よ"),
-    ("ra", "ら"), ("ri", "り"), ("ru", "る"), ("re", "れ"), ("ro", "ろ"),
-    ("la", "ら"), ("li", "り"), ("lu", "る"), ("le", "れ"), ("lo", "ろ"),
-    ("wa", "わ"), ("wo", "を"),
-    ("ga", "が"), ("gi", "ぎ"), ("gu", "ぐ"), ("ge", "げ"), ("go", "ご"),
-    ("za", "ざ"), ("zi", "じ"), ("zu", "ず"), ("ze", "ぜ"), ("zo", "ぞ"),
-    ("da", "だ"), ("di", "ぢ"), ("du", "づ"), ("de", "で"), ("do", "ど"),
-    ("ba", "ば"), ("bi", "び"), ("bu", "ぶ"), ("be", "べ"), ("bo", "ぼ"),
-    ("pa", "ぱ"), ("pi", "ぴ"), ("pu", "ぷ"), ("pe", "ぺ"), ("po", "ぽ"),
-    ("xa", "ぁ"), ("xi", "ぃ"), ("xu", "ぅ"), ("xe", "ぇ"), ("xo", "ぉ"),
-    ("a", "あ"), ("i", "い"), ("u", "う"), ("e", "え"), ("o", "お"),
-];
-
-/// Longest spelling in [`ROMAJI_KANA`], in bytes.
-const ROMAJI_SPELLING_MAX: usize = 4;
-
-/// The kana for the longest romaji spelling at the start of `rest`.
-fn romaji_prefix(rest: &str) -> Option<(&'static str, usize)> {
-    (1..=ROMAJI_SPELLING_MAX.min(rest.len()))
-        .rev()
-        .find_map(|len| {
-            let head = rest.get(..len)?;
-            ROMAJI_TO_KANA.get(head).map(|kana| (*kana, len))
-        })
-}
-
-/// How a leading `n` is read, and how many bytes it takes: `n'`, `nn` (wāpuro),
-/// and `n` before a consonant or at the end are ん; `n` before a vowel or `y` is not.
-fn syllabic_n(rest: &[u8]) -> Option<usize> {
-    match rest.get(1).copied() {
-        None => Some(1),
-        Some(b'\'') => Some(2),
-        Some(b'n') => {
-            // "nn" + vowel is ん + n-syllable (Hepburn "konnichiwa"); otherwise "nn" is ん.
-            let third = rest.get(2).copied();
-            if third.is_some_and(|c| is_vowel(c as char) || c == b'y') {
-                Some(1)
-            } else {
-                Some(2)
-            }
-        }
-        Some(next) if is_vowel(next as char) || next == b'y' => None,
-        Some(_) => Some(1),
-    }
-}
-
-/// Romaji (Hepburn, Kunrei or wāpuro) → hiragana. Doubled consonants become っ, `-`
-/// becomes ー; text that is not romaji is copied unchanged.
-pub fn romaji_to_hiragana(text: &str) -> String {
-    let text = normalize(text);
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len() * 2);
+/// Romaji spellings wana_kana reads otherwise than a learner means them, respelled the way
+/// it reads them right: Hepburn `tch` (`matcha` まっちゃ, not まtちゃ), wāpuro `nn` before
+/// a consonant or at the end (one ん, not two), `l` for `r` before a vowel (`la` ら, not
+/// the small ぁ of IMEs) and Hepburn `dyu` (でゅ, not ぢゅ).
+fn respelled(romaji: &str) -> String {
+    let bytes = romaji.as_bytes();
+    let vowel_at = |at: usize| bytes.get(at).is_some_and(|c| is_vowel(*c as char));
+    let syllable_at = |at: usize| vowel_at(at) || bytes.get(at) == Some(&b'y');
+    let mut out = String::with_capacity(romaji.len() + 2);
     let mut index = 0;
-    while index < bytes.len() {
-        let rest = &text[index..];
-        let c = bytes[index];
-        if let Some(len) = (c == b'n').then(|| syllabic_n(&bytes[index..])).flatten() {
-            out.push('ん');
-            index += len;
+    while let Some(c) = romaji[index..].chars().next() {
+        let rest = &romaji[index..];
+        if rest.starts_with("nn") && !syllable_at(index + 2) {
+            out.push_str("n'");
+            index += 2;
             continue;
         }
-        let doubled = bytes.get(index + 1).is_some_and(|next| *next == c)
-            || (c == b't' && rest.starts_with("tch"));
-        if doubled && c.is_ascii_alphabetic() && !is_vowel(c as char) && c != b'n' {
-            out.push('っ');
-            index += 1;
-            continue;
-        }
-        if c == b'-' {
-            out.push('ー');
-            index += 1;
-            continue;
-        }
-        match romaji_prefix(rest) {
-            Some((kana, len)) => {
-                out.push_str(kana);
-                index += len;
-            }
-            None => {
-                // Copy one whole character (it may be multi-byte).
-                let ch = rest.chars().next().unwrap_or(' ');
-                out.push(ch);
-                index += ch.len_utf8();
-            }
-        }
+        let previous = index.checked_sub(1).map(|at| bytes[at]);
+        let r_sound = vowel_at(index + 1) || (rest.starts_with("ll") && vowel_at(index + 2));
+        out.push(match c {
+            't' if rest.starts_with("tch") => 'c',
+            'y' if previous == Some(b'd') && rest.starts_with("yu") => 'h',
+            'l' if previous != Some(b'r') && r_sound => 'r',
+            _ => c,
+        });
+        index += c.len_utf8();
     }
     out
+}
+
+/// Spellings of IMEs that wana_kana reads but learners do not write for Japanese: a word
+/// holding one is English (`cake`, `the`, `who`), not romaji.
+#[rustfmt::skip]
+const IME_ONLY_SPELLINGS: &[&str] = &[
+    "ca", "ci", "cu", "ce", "co", "cye", "chy", "shy", "q", "wu", "yi", "wh", "th", "dh",
+    "sw", "tw", "dw", "fw", "gwi", "gwe", "gwo", "dye", "fye", "vye", "zye", "xn", "xk",
+    "lk", "xye", "lye",
+];
+
+/// Romaji (Hepburn, Kunrei or wāpuro) → hiragana. Doubled consonants become っ, `-`
+/// becomes ー, other ASCII punctuation its Japanese form (`!` → `！`); text that is not
+/// romaji is copied unchanged.
+pub fn romaji_to_hiragana(text: &str) -> String {
+    respelled(&normalize(text)).as_str().to_kana()
 }
 
 /// True when the text is ASCII letters (with `'` and `-`) that read entirely as kana.
@@ -408,14 +327,16 @@ pub fn is_romaji(text: &str) -> bool {
 }
 
 /// The hiragana reading of text that is romaji (ASCII letters, `'` and `-`, reading
-/// entirely as kana): [`is_romaji`] and [`romaji_to_hiragana`] in one pass.
+/// entirely as kana, in spellings learners use): [`is_romaji`] and
+/// [`romaji_to_hiragana`] in one pass.
 pub fn romaji_reading(text: &str) -> Option<String> {
     let text = normalize(text);
     let letters = !text.is_empty()
         && text
             .chars()
             .all(|c| c.is_ascii_alphabetic() || c == '\'' || c == '-');
-    let reading = letters.then(|| romaji_to_hiragana(&text))?;
+    let learner_spelled = !IME_ONLY_SPELLINGS.iter().any(|ime| text.contains(ime));
+    let reading = (letters && learner_spelled).then(|| romaji_to_hiragana(&text))?;
     reading.chars().all(|c| !c.is_ascii()).then_some(reading)
 }
 
@@ -506,6 +427,35 @@ mod tests {
         ] {
             assert_eq!(romaji_to_hiragana(&to_romaji(word)), word, "{word}");
         }
+    }
+
+    #[test]
+    fn kana_wana_kana_reads_otherwise_keep_their_hepburn() {
+        assert_eq!(to_romaji("ヴ"), "vu");
+        assert_eq!(to_romaji("を"), "o");
+        assert_eq!(to_romaji("ゐゑ"), "ie");
+        assert_eq!(to_romaji("ヵヶヷ"), "kakeva");
+        assert_eq!(to_romaji("らーめん"), "raamen");
+        assert_eq!(to_romaji("キィ"), "kii");
+        assert_eq!(katakana_to_hiragana("ヵヶヽヾヷ"), "ゕゖゝゞヷ");
+        assert_eq!(hiragana_to_katakana("ゕゖゝゞ"), "ヵヶヽヾ");
+    }
+
+    #[test]
+    fn half_width_forms_are_left_to_nfkc() {
+        // wana_kana 5.0 never returns from a lone half-width voicing mark.
+        assert_eq!(katakana_to_hiragana("ﾞ"), "ﾞ");
+        assert_eq!(hiragana_to_katakana("ｶﾞ"), "ｶﾞ");
+        assert_eq!(to_hiragana("ｶﾞｯｺｰ"), "がっこー");
+    }
+
+    #[test]
+    fn english_words_in_ime_spellings_are_not_romaji() {
+        for word in ["cake", "the", "who", "quiet", "swim", "yield"] {
+            assert!(!is_romaji(word), "{word}");
+        }
+        assert_eq!(romaji_reading("la-men").as_deref(), Some("らーめん"));
+        assert_eq!(romaji_reading("dyuetto").as_deref(), Some("でゅえっと"));
     }
 
     #[test]

@@ -6,13 +6,14 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use manabi_schemas::history::{HistoryType, OfficeTerm};
+use manabi_search::kana;
 use regex::Regex;
 
 use super::cite;
 use super::dates::{Span, parse_range};
 use super::jmnedict::NameEntry;
 use super::model::Entity;
-use super::romaji::{match_key, slug, spells, to_hiragana};
+use super::romaji::{match_key, slug, spells};
 use super::rulers::{Ruler, Rulers};
 
 pub const CALENDAR: &str = "as given by JMnedict: Julian before 1582-10-15, Gregorian after";
@@ -102,7 +103,7 @@ pub fn is_japanese(entry: &NameEntry) -> bool {
     let Some(reading) = entry.kana.first() else {
         return false;
     };
-    if to_hiragana(reading) != *reading && reading.chars().all(|c| c >= '\u{30A0}') {
+    if kana::has_katakana(reading) && reading.chars().all(|c| c >= '\u{30A0}') {
         return false;
     }
     let imperial = entry.kanji.iter().any(|k| k.ends_with("天皇"));

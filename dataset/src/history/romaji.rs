@@ -1,134 +1,32 @@
 //! Just enough romanization to tell whether an English name is the reading of a Japanese
 //! one: JMnedict writes `Tokugawa Ieyasu` for とくがわいえやす but `Deng Xiaoping` for the
 //! Japanese reading とうしょうへい of 鄧小平.
+//!
+//! The romaji is the search crate's (`manabi_search::kana`, over `wana_kana`); what is
+//! history's own is the folding on top: letters only, and a key that no spelling of a long
+//! vowel or of ん before a labial can tell apart.
 
-const DIGRAPHS: &[(&str, &str)] = &[
-    ("きゃ", "kya"),
-    ("きゅ", "kyu"),
-    ("きょ", "kyo"),
-    ("ぎゃ", "gya"),
-    ("ぎゅ", "gyu"),
-    ("ぎょ", "gyo"),
-    ("しゃ", "sha"),
-    ("しゅ", "shu"),
-    ("しょ", "sho"),
-    ("じゃ", "ja"),
-    ("じゅ", "ju"),
-    ("じょ", "jo"),
-    ("ちゃ", "cha"),
-    ("ちゅ", "chu"),
-    ("ちょ", "cho"),
-    ("ぢゃ", "ja"),
-    ("ぢゅ", "ju"),
-    ("ぢょ", "jo"),
-    ("にゃ", "nya"),
-    ("にゅ", "nyu"),
-    ("にょ", "nyo"),
-    ("ひゃ", "hya"),
-    ("ひゅ", "hyu"),
-    ("ひょ", "hyo"),
-    ("びゃ", "bya"),
-    ("びゅ", "byu"),
-    ("びょ", "byo"),
-    ("ぴゃ", "pya"),
-    ("ぴゅ", "pyu"),
-    ("ぴょ", "pyo"),
-    ("みゃ", "mya"),
-    ("みゅ", "myu"),
-    ("みょ", "myo"),
-    ("りゃ", "rya"),
-    ("りゅ", "ryu"),
-    ("りょ", "ryo"),
-];
+use manabi_search::kana;
 
-const MONOGRAPHS: &str = "あa い i う u え e お o か ka き ki く ku け ke こ ko が ga ぎ gi ぐ gu げ ge ご go \
-さ sa し shi す su せ se そ so ざ za じ ji ず zu ぜ ze ぞ zo た ta ち chi つ tsu て te と to \
-だ da ぢ ji づ zu で de ど do な na に ni ぬ nu ね ne の no は ha ひ hi ふ fu へ he ほ ho \
-ば ba び bi ぶ bu べ be ぼ bo ぱ pa ぴ pi ぷ pu ぺ pe ぽ po ま ma み mi む mu め me も mo \
-や ya ゆ yu よ yo ら ra り ri る ru れ re ろ ro わ wa ゐ i ゑ e を o ん n ゔ vu";
-
-fn monograph(c: char) -> Option<&'static str> {
-    let mut tokens = MONOGRAPHS.split_whitespace();
-    while let Some(token) = tokens.next() {
-        let mut chars = token.chars();
-        let kana = chars.next()?;
-        // "あa" is written without a space so the table stays aligned; split it here.
-        let romaji = if chars.as_str().is_empty() {
-            tokens.next()?
-        } else {
-            chars.as_str()
-        };
-        if kana == c {
-            return Some(romaji);
-        }
-    }
-    None
-}
-
-/// Katakana → hiragana; other characters unchanged.
-pub fn to_hiragana(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            'ァ'..='ヶ' => char::from_u32(c as u32 - 0x60).unwrap_or(c),
-            _ => c,
-        })
-        .collect()
-}
-
-/// Hepburn romaji of a kana text, lowercase, long vowels spelled out (`ou`, `uu`).
-/// Characters that are not kana are dropped.
+/// Hepburn romaji of a kana text, lowercase, long vowels spelled out (`ou`, `uu`), in
+/// letters only: ん before a vowel is a plain `n` (`kinen`, as ids are slugs of it) and
+/// characters that are not kana are dropped. So are the small vowels of extended katakana
+/// (ファー `fuu`, ティー `tee`): term ids were minted so, and an id stays once published.
 pub fn kana_to_romaji(text: &str) -> String {
-    let chars: Vec<char> = to_hiragana(text).chars().collect();
-    let mut out = String::new();
-    let mut double_next = false;
-    let mut index = 0;
-    while index < chars.len() {
-        let pair: String = chars[index..chars.len().min(index + 2)].iter().collect();
-        let (romaji, span) = match DIGRAPHS.iter().find(|(kana, _)| *kana == pair) {
-            Some((_, romaji)) => (Some(*romaji), 2),
-            None => (monograph(chars[index]), 1),
-        };
-        match (chars[index], romaji) {
-            ('っ', _) => double_next = true,
-            ('ー', _) => {
-                if let Some(vowel) = out.chars().last() {
-                    out.push(vowel);
-                }
-            }
-            (_, Some(romaji)) => {
-                if double_next {
-                    out.push_str(if romaji.starts_with("ch") {
-                        "t"
-                    } else {
-                        &romaji[..1]
-                    });
-                    double_next = false;
-                }
-                out.push_str(romaji);
-            }
-            _ => {}
-        }
-        index += span;
-    }
-    out
+    let kana: String = text
+        .chars()
+        .filter(|c| kana::is_kana_char(*c) && !"ぁぃぅぇぉァィゥェォ".contains(*c))
+        .collect();
+    let mut romaji = kana::to_romaji(&kana);
+    romaji.retain(|c| c.is_ascii_lowercase());
+    romaji
 }
 
 /// A spelling-insensitive key: lowercase letters only, macrons spelled out, long vowels
 /// and `m`/`n` before labials collapsed, so `Shōgun`, `Shougun` and `Shogun` agree.
 pub fn match_key(text: &str) -> String {
-    let mut letters = String::new();
-    for c in text.chars().flat_map(char::to_lowercase) {
-        match c {
-            'ā' | 'â' => letters.push_str("aa"),
-            'ī' | 'î' => letters.push_str("ii"),
-            'ū' | 'û' => letters.push_str("uu"),
-            'ē' | 'ê' => letters.push_str("ee"),
-            'ō' | 'ô' => letters.push_str("ou"),
-            'a'..='z' => letters.push(c),
-            _ => {}
-        }
-    }
-    let mut key = letters;
+    let mut key = kana::long_vowels_doubled(&text.to_lowercase(), true);
+    key.retain(|c| c.is_ascii_lowercase());
     for (long, short) in [
         ("ou", "o"),
         ("oo", "o"),
@@ -161,15 +59,7 @@ pub fn spells(name: &str, reading: &str) -> bool {
 pub fn slug(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars().flat_map(char::to_lowercase) {
-        let ascii = match c {
-            'ā' | 'â' => Some('a'),
-            'ī' | 'î' => Some('i'),
-            'ū' | 'û' => Some('u'),
-            'ē' | 'ê' => Some('e'),
-            'ō' | 'ô' => Some('o'),
-            c if c.is_ascii_alphanumeric() => Some(c),
-            _ => None,
-        };
+        let ascii = kana::long_vowel_base(c).or(c.is_ascii_alphanumeric().then_some(c));
         match ascii {
             Some(c) => out.push(c),
             None if !out.is_empty() && !out.ends_with('-') => out.push('-'),
@@ -189,6 +79,13 @@ mod tests {
         assert_eq!(kana_to_romaji("りゅうこう"), "ryuukou");
         assert_eq!(kana_to_romaji("ほっけ"), "hokke");
         assert_eq!(kana_to_romaji("メイジ"), "meiji");
+    }
+
+    #[test]
+    fn term_ids_keep_the_spelling_they_were_minted_with() {
+        assert_eq!(kana_to_romaji("きんえん"), "kinen");
+        assert_eq!(kana_to_romaji("ティー"), "tee");
+        assert_eq!(kana_to_romaji("ファーザーズ"), "fuuzaazu");
     }
 
     #[test]

@@ -215,6 +215,29 @@ pub fn senses(entry: &Entry) -> Vec<Sense> {
         .collect()
 }
 
+/// The editors' nouns that JMdict marks as taking する though する is not used with them
+/// (`content/suru_refused.tsv`: label, reading, reason; 自主 lives in 自主的 and
+/// compounds): their senses lose `vs`, so they get no する table and no suru-verb tag.
+const SURU_REFUSED: &str = include_str!("../../content/suru_refused.tsv");
+
+/// Whether the editors refused する for the word written `label` and read `reading`.
+pub fn suru_refused(label: &str, reading: &str) -> bool {
+    SURU_REFUSED.lines().skip(1).any(|line| {
+        let mut columns = line.split('\t');
+        columns.next() == Some(label) && columns.next() == Some(reading)
+    })
+}
+
+/// `senses` without JMdict's `vs` when the editors refused する for the word.
+pub fn without_refused_suru(mut senses: Vec<Sense>, label: &str, reading: &str) -> Vec<Sense> {
+    if suru_refused(label, reading) {
+        for sense in &mut senses {
+            sense.pos.retain(|pos| pos != "vs");
+        }
+    }
+    senses
+}
+
 fn english(glosses: &[Gloss]) -> impl Iterator<Item = &str> {
     glosses
         .iter()
@@ -365,6 +388,38 @@ mod tests {
         let file = File::open(path).expect("fixture exists");
         let entries = jmdict::read(BufReader::new(file), |e| e.seq == seq).expect("parses");
         entries.into_iter().next().expect("entry in fixture")
+    }
+
+    #[test]
+    fn a_noun_the_editors_refused_suru_loses_its_table_and_tag() {
+        let sense = |pos: &[&str]| Sense {
+            pos: pos.iter().map(|p| p.to_string()).collect(),
+            glosses: vec!["independence".to_owned()],
+            misc: Vec::new(),
+            fields: Vec::new(),
+            info: Vec::new(),
+            see_also: Vec::new(),
+            antonyms: Vec::new(),
+        };
+        let reading = VocabularyReading {
+            text: "じしゅ".to_owned(),
+            romaji: "jishu".to_owned(),
+            applies_to: Vec::new(),
+            is_common: true,
+        };
+        let senses = vec![sense(&["n", "vs"])];
+        assert!(conjugation("自主", std::slice::from_ref(&reading), &senses).is_some());
+        let senses = without_refused_suru(senses, "自主", "じしゅ");
+        assert_eq!(senses[0].pos, ["n"]);
+        assert!(conjugation("自主", &[reading], &senses).is_none());
+        assert!(!suru_refused("勉強", "べんきょう"));
+        for line in SURU_REFUSED.lines().skip(1) {
+            assert_eq!(
+                line.split('\t').filter(|c| !c.trim().is_empty()).count(),
+                3,
+                "{line}"
+            );
+        }
     }
 
     #[test]

@@ -385,7 +385,8 @@ struct Draft {
 impl Draft {
     fn new(graded: &Graded, dictionaries: &AccentDictionaries) -> anyhow::Result<Self> {
         let forms = Forms::new(graded.entry, &graded.headwords());
-        let senses = entry::senses(graded.entry);
+        let senses =
+            entry::without_refused_suru(entry::senses(graded.entry), &forms.label, &forms.reading);
         let query = Query {
             kanji_forms: &forms.kanji,
             reading: &forms.reading,
