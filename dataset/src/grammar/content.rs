@@ -156,6 +156,8 @@ pub enum PointError {
     Level(String),
     #[error("only {found} example sentence(s) found; 2 needed")]
     TooFewExamples { found: usize },
+    #[error("formation rule {0:?} opens or closes a parenthesis it does not close or open")]
+    UnbalancedFormation(String),
 }
 
 /// A whole file could not be read.
@@ -338,6 +340,27 @@ fn check_text_fields(raw: &RawPoint, errors: &mut Vec<PointError>) {
             errors.push(PointError::EmptyField(field));
         }
     }
+    // A rule split at a comma inside its parentheses reads as two half rules.
+    for rule in &raw.formation {
+        if !parentheses_balance(rule) {
+            errors.push(PointError::UnbalancedFormation(rule.clone()));
+        }
+    }
+}
+
+fn parentheses_balance(text: &str) -> bool {
+    let mut depth = 0i32;
+    for c in text.chars() {
+        match c {
+            '(' | '（' => depth += 1,
+            ')' | '）' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    depth == 0
 }
 
 fn compile_matchers(patterns: &[String], errors: &mut Vec<PointError>) -> Vec<Regex> {

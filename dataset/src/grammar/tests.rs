@@ -68,6 +68,10 @@ fn format_errors_are_reported_per_point() {
     let bad = errors_of("bad-register");
     assert!(bad.contains(&PointError::BadRegister("fancy".to_owned())));
     assert!(bad.contains(&PointError::UnknownRelated("no-such-point".to_owned())));
+    assert!(bad.contains(&PointError::UnbalancedFormation(
+        "V-masu stem + ませんか (polite".to_owned()
+    )));
+    assert!(bad.contains(&PointError::UnbalancedFormation("or plain)".to_owned())));
     assert!(errors_of("te-kara").is_empty());
 }
 

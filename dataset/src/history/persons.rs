@@ -22,6 +22,8 @@ pub const CALENDAR: &str = "as given by JMnedict: Julian before 1582-10-15, Greg
 pub const DEATH_YEAR_MAX: i32 = 1989;
 /// Persons without a recorded death count as historical when born before this year.
 pub const BIRTH_YEAR_MAX_WITHOUT_DEATH: i32 = 1900;
+/// A birth year alone below this is a garbled gloss (`(24-)`), not a date.
+pub const BIRTH_YEAR_MIN_WITHOUT_DEATH: i32 = 1000;
 
 /// Words in a gloss that name a role, and the role they give.
 const ROLE_WORDS: &[(&str, &str)] = &[
@@ -115,11 +117,15 @@ pub fn is_japanese(entry: &NameEntry) -> bool {
 }
 
 /// The documented rule for "historical": died in or before [`DEATH_YEAR_MAX`], or born
-/// before [`BIRTH_YEAR_MAX_WITHOUT_DEATH`] with no death recorded.
+/// from [`BIRTH_YEAR_MIN_WITHOUT_DEATH`] to before [`BIRTH_YEAR_MAX_WITHOUT_DEATH`] with no
+/// death recorded. A birth year alone of one to three digits is a garbled gloss, not a
+/// date: JMnedict's `Yamanoi Tomohiro (24-)` is a swimmer born in 1977.
 pub fn is_historical(span: &Span) -> bool {
     match (span.start, span.end) {
         (_, Some(death)) => death.year <= DEATH_YEAR_MAX,
-        (Some(birth), None) => birth.year < BIRTH_YEAR_MAX_WITHOUT_DEATH,
+        (Some(birth), None) => {
+            (BIRTH_YEAR_MIN_WITHOUT_DEATH..BIRTH_YEAR_MAX_WITHOUT_DEATH).contains(&birth.year)
+        }
         (None, None) => false,
     }
 }

@@ -378,3 +378,19 @@ fn an_era_starts_no_earlier_than_its_predecessor_ends() {
     assert_eq!(fixed[0].start, Date::day(1868, 10, 23));
     assert_eq!(fixed[1].start, Date::day(1865, 5, 1));
 }
+
+#[test]
+fn a_birth_year_alone_of_few_digits_is_no_date_of_a_historical_person() {
+    let born = |year: i32| super::dates::Span {
+        start: Some(Date {
+            year,
+            month: None,
+            day: None,
+            approximate: false,
+        }),
+        end: None,
+    };
+    assert!(!persons::is_historical(&born(24)));
+    assert!(!persons::is_historical(&born(1950)));
+    assert!(persons::is_historical(&born(1850)));
+}

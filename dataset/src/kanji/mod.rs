@@ -29,6 +29,7 @@ use crate::context::{BuildContext, BuiltLearnable, Part};
 use crate::radicals::{self, RadicalRow};
 use crate::xml::open_maybe_gz;
 use crate::{ids, kanjivg};
+use unicode_normalization::UnicodeNormalization;
 
 use kanjidic::KanjidicEntry;
 use kanjium::Kanjium;
@@ -350,6 +351,33 @@ fn citations(
     Ok(cited)
 }
 
+/// KANJIDIC2's readings of the kanji. An old or compatibility form KANJIDIC2 gives no
+/// on or kun reading (虜 U+F936, 巢, 歷) is read as the form it stands for: the NFC form of
+/// a compatibility ideograph, else kanjium's variant.
+fn readings(sources: &KanjiSources, entry: &KanjidicEntry) -> KanjiReadings {
+    let own = KanjiReadings {
+        on: entry.on.clone(),
+        kun: entry.kun.clone(),
+        nanori: entry.nanori.clone(),
+    };
+    if !own.on.is_empty() || !own.kun.is_empty() {
+        return own;
+    }
+    let unified: String = entry.literal.nfc().collect();
+    let variants = sources.kanjium.variants.get(&entry.literal);
+    let stands_for = std::iter::once(&unified)
+        .filter(|form| **form != entry.literal)
+        .chain(variants.into_iter().flatten());
+    stands_for
+        .filter_map(|form| sources.entries.iter().find(|e| &e.literal == form))
+        .find(|base| !base.on.is_empty() || !base.kun.is_empty())
+        .map_or(own, |base| KanjiReadings {
+            on: base.on.clone(),
+            kun: base.kun.clone(),
+            nanori: entry.nanori.clone(),
+        })
+}
+
 fn kanjium_fields(kanjium: &Kanjium, literal: &str, similar: &[SimilarKanji]) -> Vec<&'static str> {
     let mut fields = Vec::new();
     // A pair kanjium lists under the other kanji counts too: look-alikes are symmetric.
@@ -407,11 +435,7 @@ fn detail(
     KanjiDetail {
         literal: entry.literal.clone(),
         codepoint: format!("U+{:04X}", literal as u32),
-        readings: KanjiReadings {
-            on: entry.on.clone(),
-            kun: entry.kun.clone(),
-            nanori: entry.nanori.clone(),
-        },
+        readings: readings(sources, entry),
         stroke_count: entry.stroke_count,
         grade: entry.grade,
         frequency_rank: entry.frequency,

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use manabi_schemas::lesson::{Journey, Lesson, Question, World};
+use manabi_schemas::lesson::{Journey, Lesson, Question, QuestionKind, World};
 use manabi_schemas::markup;
 
 use manabi_artifact::Artifact;
@@ -105,6 +105,18 @@ pub fn give_away(question: &Question) -> Option<String> {
             others[0]
         ));
     }
+    if let Some(ending) = shown_kana_ending(question)
+        && question.answer.ends_with(&ending)
+        && question
+            .choices
+            .iter()
+            .filter(|c| **c != question.answer)
+            .all(|c| !c.ends_with(&ending))
+    {
+        return Some(format!(
+            "the answer is the only reading ending in “{ending}”, as the word shown does"
+        ));
+    }
     let answer = form(&question.answer);
     let alone = question.choices.len() > 1
         && question
@@ -113,6 +125,28 @@ pub fn give_away(question: &Question) -> Option<String> {
             .filter(|c| **c != question.answer)
             .all(|c| form(c) != answer);
     alone.then(|| format!("the answer is the only choice in {answer}"))
+}
+
+/// The kana a reading question's word ends in, as its prompt shows it (決ま**り**, 轢**く**):
+/// a reading choice that ends otherwise cannot be its reading.
+fn shown_kana_ending(question: &Question) -> Option<String> {
+    if question.kind != QuestionKind::ReadingChoice {
+        return None;
+    }
+    let shown = markup::links(&question.prompt).next()?.text;
+    let ending = kana_ending(shown);
+    (!ending.is_empty() && ending != shown).then_some(ending)
+}
+
+/// The hiragana a text ends in (its okurigana): `まり` of 決まり, empty for 学校.
+pub fn kana_ending(text: &str) -> String {
+    let mut ending: Vec<char> = text
+        .chars()
+        .rev()
+        .take_while(|c| ('\u{3041}'..='\u{3096}').contains(c))
+        .collect();
+    ending.reverse();
+    ending.into_iter().collect()
 }
 
 /// Problems of one lesson.
@@ -415,6 +449,20 @@ mod tests {
         assert_eq!(initial("あし"), "a");
         assert_eq!(initial("Mountain"), "m");
         assert_eq!(initial("山"), "山");
+    }
+
+    #[test]
+    fn the_only_reading_ending_as_the_word_shown_gives_it_away() {
+        let mut question = question(&["きまり", "きゅう", "けん", "けんぽう"], "きまり");
+        question.kind = QuestionKind::ReadingChoice;
+        question.prompt = "How is [[vocab-1|決まり]] read?".to_owned();
+        assert!(give_away(&question).is_some_and(|why| why.contains("まり")));
+        question.choices = ["きまり", "あつまり", "せまり", "とまり"]
+            .map(str::to_owned)
+            .to_vec();
+        assert_eq!(give_away(&question), None);
+        assert_eq!(kana_ending("学校"), "");
+        assert_eq!(kana_ending("轢く"), "く");
     }
 
     #[test]

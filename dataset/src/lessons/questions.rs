@@ -33,11 +33,15 @@ impl<'a> Pools<'a> {
     /// target's id, those that start like the answer first (`check::initial`: the same
     /// kana row or first letter), so the answer never stands out as the one choice that
     /// starts differently from three that start alike.
+    ///
+    /// A reading whose word ends in kana (決まり, 轢く) is given distractors ending alike
+    /// first (`ending`), so that the kana shown do not point at the answer.
     fn distractors(
         &self,
         key: &str,
         target: &Learnable,
         answer: &str,
+        ending: &str,
         show: &dyn Fn(&Learnable) -> Option<String>,
         clashes: &dyn Fn(&Learnable) -> bool,
     ) -> Vec<String> {
@@ -45,7 +49,7 @@ impl<'a> Pools<'a> {
             return Vec::new();
         };
         let initial = check::initial(answer);
-        let mut candidates: Vec<(bool, u64, String)> = pool
+        let mut candidates: Vec<(bool, bool, u64, String)> = pool
             .iter()
             .filter(|candidate| candidate.id != target.id && !clashes(candidate))
             // A choice of another script than the answer would give the answer away.
@@ -53,12 +57,18 @@ impl<'a> Pools<'a> {
                 let shown = show(candidate)
                     .filter(|s| !s.is_empty() && check::form(s) == check::form(answer))?;
                 let order = stable_hash(&format!("{}|{}", target.id, candidate.id));
-                Some((check::initial(&shown) != initial, order, shown))
+                let ends_otherwise = !shown.ends_with(ending);
+                Some((
+                    ends_otherwise,
+                    check::initial(&shown) != initial,
+                    order,
+                    shown,
+                ))
             })
             .collect();
         candidates.sort();
         let mut picked: Vec<String> = Vec::new();
-        let mut rest = candidates.into_iter().map(|(_, _, shown)| shown);
+        let mut rest = candidates.into_iter().map(|(_, _, _, shown)| shown);
         for shown in rest.by_ref() {
             if shown != answer && !picked.contains(&shown) {
                 picked.push(shown);
@@ -318,7 +328,27 @@ pub fn question(
             || items::meaning(candidate) == items::meaning(learnable)
             || items::reading(candidate).is_some_and(|r| Some(r) == items::reading(learnable))
     };
-    let distractors = pools.distractors(key, learnable, &draft.answer, &draft.show, &clashes);
+    let ending = match draft.kind {
+        QuestionKind::ReadingChoice => check::kana_ending(&items::label(learnable)),
+        _ => String::new(),
+    };
+    let ending = if draft.answer.ends_with(&ending) {
+        ending
+    } else {
+        String::new()
+    };
+    let distractors = pools.distractors(
+        key,
+        learnable,
+        &draft.answer,
+        &ending,
+        &draft.show,
+        &clashes,
+    );
+    // A reading question whose answer alone ends as the word shown does is not asked.
+    if !ending.is_empty() && distractors.iter().all(|d| !d.ends_with(&ending)) {
+        return None;
+    }
     if distractors.len() < 2 {
         return None;
     }

@@ -487,7 +487,9 @@ fn choose_examples(
             .iter()
             .map(|&i| examples::from_tatoeba(corpus.sentence(i), "tatoeba"));
         for example in curated.chain(searched) {
-            let fresh = !chosen.iter().any(|c| c.japanese == example.japanese);
+            let fresh = !chosen
+                .iter()
+                .any(|c| same_sentence(&c.japanese, &example.japanese));
             if chosen.len() < EXAMPLES_PER_WORD_MAX
                 && fresh
                 && judge.fits(&example.japanese, query)?
@@ -638,6 +640,17 @@ fn etymology(entry: &Entry, draft: &Draft) -> Option<Etymology> {
         wasei: loan.is_some_and(|source| source.wasei),
         basis,
     })
+}
+
+/// Two sentences are one example when they differ only in punctuation and spaces
+/// (Tatoeba has 「…仕方がなかったから」 and 「…仕方がなかったから。」 as two sentences).
+fn same_sentence(a: &str, b: &str) -> bool {
+    let bare = |text: &str| -> String {
+        text.chars()
+            .filter(|c| !c.is_whitespace() && !"。．.！!？?…、,".contains(*c))
+            .collect()
+    };
+    bare(a) == bare(b)
 }
 
 /// Of UniDic's source words for the reading, the one the earliest English sense glosses
