@@ -98,9 +98,14 @@ pub fn number_by_form(rows: &[RadicalRow]) -> BTreeMap<String, u8> {
     forms
 }
 
-/// Kanji of each radical, JLPT kanji first (easiest level first), then by frequency.
+/// How a kanji ranks among its radical's examples, easiest first.
+type Rank = (bool, u8, u8, u32, String);
+
+/// Kanji of each radical, easiest first: jōyō kanji before the others (old forms such as
+/// 盜 and 盡 come last), then by JLPT level (easiest first), school grade (kyōiku grades
+/// 1–6 before the secondary-school 8: 皿 before 盗) and frequency.
 fn examples_by_radical(inputs: &BuildInputs<'_>) -> BTreeMap<u8, Vec<String>> {
-    let mut ranked: BTreeMap<u8, Vec<(u8, u32, String)>> = BTreeMap::new();
+    let mut ranked: BTreeMap<u8, Vec<Rank>> = BTreeMap::new();
     for learnable in inputs.learnables() {
         let LearnableBody::Kanji(kanji) = &learnable.body else {
             continue;
@@ -111,7 +116,9 @@ fn examples_by_radical(inputs: &BuildInputs<'_>) -> BTreeMap<u8, Vec<String>> {
         // N5 (level 5) first, N1 next to last, kanji without a level last.
         let difficulty = learnable.jlpt_level.map_or(5, |level| 5 - level.min(5));
         let frequency = kanji.frequency_rank.unwrap_or(u32::MAX);
-        let rank = (difficulty, frequency, kanji.literal.clone());
+        let joyo = kanji.list.as_deref() == Some("joyo");
+        let grade = kanji.grade.unwrap_or(u8::MAX);
+        let rank = (!joyo, difficulty, grade, frequency, kanji.literal.clone());
         ranked.entry(number).or_default().push(rank);
     }
     ranked
@@ -123,7 +130,7 @@ fn examples_by_radical(inputs: &BuildInputs<'_>) -> BTreeMap<u8, Vec<String>> {
                 kanji
                     .into_iter()
                     .take(EXAMPLES_MAX)
-                    .map(|(_, _, k)| k)
+                    .map(|(_, _, _, _, k)| k)
                     .collect(),
             )
         })

@@ -57,9 +57,11 @@ pub enum Senses {
     /// Only conjunctions (すると, ところが): the analyser must tag the occurrence one
     /// (遅刻すると思う is する + と, 高いところが a noun).
     Conjunction,
-    /// Only nouns (進み "progress"): an occurrence the analyser tags a verb is the verb's
-    /// stem (進みなさい is 進む).
-    Noun,
+    /// Only nouns and their kin — suffixes, prefixes, counters, particles, na- and
+    /// no-adjectives (進み "progress", 切り "limit; end"): an occurrence the analyser tags a
+    /// verb is a verb's stem (進みなさい is 進む, 切りました is 切る). Adverbs and
+    /// interjections built on verbs (相変わらず, 行ってらっしゃい) are not held to it.
+    NoVerb,
     Other,
 }
 
@@ -73,8 +75,13 @@ impl Senses {
         };
         if all(|p| p == "conj") {
             Senses::Conjunction
-        } else if all(|p| p == "n" || p.starts_with("n-")) {
-            Senses::Noun
+        } else if all(|p| {
+            p == "n"
+                || p.starts_with("n-")
+                || p.starts_with("adj-n")
+                || matches!(p, "suf" | "pref" | "ctr" | "prt")
+        }) {
+            Senses::NoVerb
         } else {
             Senses::Other
         }
@@ -84,7 +91,7 @@ impl Senses {
     fn admits(self, token: WordClass) -> bool {
         match self {
             Senses::Conjunction => token == WordClass::Conjunction,
-            Senses::Noun => token != WordClass::Verb,
+            Senses::NoVerb => token != WordClass::Verb,
             Senses::Other => true,
         }
     }
