@@ -15,8 +15,10 @@ use crate::build::UNMATCHED_COUNT;
 use crate::kanji::headline;
 use crate::kanji::levels::REASON_TAGS;
 use crate::kanji::similar::JLPT_WITH_SIMILAR_PERCENT_MIN;
+use crate::sources::tatoeba::english_runs_on;
 use crate::vocabulary::core::{self, CoreWord};
 use crate::vocabulary::frequency::{self, COVERAGE_PERCENT_MIN, FREQUENT_TAG};
+use crate::vocabulary::same_sentence;
 use manabi_artifact::Artifact;
 
 /// Figures for `stats --json` (`quality.*`) and the problems `verify` lists.
@@ -34,7 +36,9 @@ pub fn levels(artifact: &Artifact) -> LevelQuality {
     kanji_levels(artifact, &mut quality);
     vocabulary_levels(artifact, &mut quality);
     vocabulary_frequency(artifact, &mut quality);
-    kanji_headlines(artifact, &mut quality);
+    let parsed = kanji_and_words(artifact);
+    kanji_headlines(&parsed, &mut quality);
+    example_sentences(&parsed, &mut quality);
     let boundaries = crate::boundary::measure(artifact);
     quality.figures.extend(boundaries.figures);
     quality.problems.extend(boundaries.problems);
@@ -50,21 +54,10 @@ pub fn levels(artifact: &Artifact) -> LevelQuality {
 
 /// Every kanji's short meaning is the one [`headline`] gives: the meanings its words use
 /// first (figures `kanji_headline_reordered`, `kanji_headline_off_rule`).
-fn kanji_headlines(artifact: &Artifact, quality: &mut LevelQuality) {
-    let learnables: Vec<Learnable> = artifact
-        .learnables
-        .iter()
-        .filter(|l| {
-            matches!(
-                l.summary.kind,
-                LearnableType::Kanji | LearnableType::Vocabulary
-            )
-        })
-        .filter_map(|l| serde_json::from_str(&l.json).ok())
-        .collect();
-    let words = headline::words_by_kanji(&learnables);
+fn kanji_headlines(learnables: &[Learnable], quality: &mut LevelQuality) {
+    let words = headline::words_by_kanji(learnables);
     let (mut reordered, mut off) = (0, 0);
-    for learnable in &learnables {
+    for learnable in learnables {
         let LearnableBody::Kanji(detail) = &learnable.body else {
             continue;
         };
@@ -93,6 +86,62 @@ fn kanji_headlines(artifact: &Artifact, quality: &mut LevelQuality) {
     quality
         .figures
         .insert("kanji_headline_off_rule".to_string(), off);
+}
+
+/// The kanji and vocabulary entries of the artifact, parsed once for the checks that read
+/// their details (a document that does not parse is reported by verify's document check).
+fn kanji_and_words(artifact: &Artifact) -> Vec<Learnable> {
+    artifact
+        .learnables
+        .iter()
+        .filter(|l| {
+            matches!(
+                l.summary.kind,
+                LearnableType::Kanji | LearnableType::Vocabulary
+            )
+        })
+        .filter_map(|l| serde_json::from_str(&l.json).ok())
+        .collect()
+}
+
+/// No vocabulary example from Tatoeba whose English runs on past the Japanese, and no two
+/// examples of a word that differ only in punctuation (figures
+/// `vocabulary_examples_english_run_on`, `vocabulary_examples_repeated`).
+fn example_sentences(learnables: &[Learnable], quality: &mut LevelQuality) {
+    let (mut run_on, mut repeated) = (0, 0);
+    for learnable in learnables {
+        let LearnableBody::Vocabulary(detail) = &learnable.body else {
+            continue;
+        };
+        for (index, example) in detail.examples.iter().enumerate() {
+            let english = example.english.as_deref().unwrap_or_default();
+            // Curated pairs keep their own English, checked by the editors.
+            if example.source == "tatoeba" && english_runs_on(&example.japanese, english) {
+                run_on += 1;
+                quality.problems.push(format!(
+                    "{}: example “{}” has English that runs on: “{english}”",
+                    learnable.id, example.japanese
+                ));
+            }
+            let earlier = &detail.examples[..index];
+            if earlier
+                .iter()
+                .any(|other| same_sentence(&other.japanese, &example.japanese))
+            {
+                repeated += 1;
+                quality.problems.push(format!(
+                    "{}: example “{}” repeats an earlier one",
+                    learnable.id, example.japanese
+                ));
+            }
+        }
+    }
+    quality
+        .figures
+        .insert("vocabulary_examples_english_run_on".to_string(), run_on);
+    quality
+        .figures
+        .insert("vocabulary_examples_repeated".to_string(), repeated);
 }
 
 fn has_form(summary: &LearnableSummary, text: &str) -> bool {

@@ -46,11 +46,16 @@ impl Sentence {
     /// another sentence: 君らしいやり方をした。 → "You acted after your nature. Think of
     /// all the trouble you would give him.").
     pub fn has_matching_english(&self) -> bool {
-        self.english.as_deref().is_some_and(|english| {
-            ENGLISH_BREAK.find_iter(english).count()
-                <= JAPANESE_BREAK.find_iter(&self.japanese).count()
-        })
+        self.english
+            .as_deref()
+            .is_some_and(|english| !english_runs_on(&self.japanese, english))
     }
+}
+
+/// Whether `english` says more sentences than `japanese` (see
+/// [`Sentence::has_matching_english`]); `verify` asks it of the artifact's examples.
+pub fn english_runs_on(japanese: &str, english: &str) -> bool {
+    ENGLISH_BREAK.find_iter(english).count() > JAPANESE_BREAK.find_iter(japanese).count()
 }
 
 #[derive(Debug, thiserror::Error)]

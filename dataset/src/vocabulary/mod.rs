@@ -644,7 +644,7 @@ fn etymology(entry: &Entry, draft: &Draft) -> Option<Etymology> {
 
 /// Two sentences are one example when they differ only in punctuation and spaces
 /// (Tatoeba has 「…仕方がなかったから」 and 「…仕方がなかったから。」 as two sentences).
-fn same_sentence(a: &str, b: &str) -> bool {
+pub fn same_sentence(a: &str, b: &str) -> bool {
     let bare = |text: &str| -> String {
         text.chars()
             .filter(|c| !c.is_whitespace() && !"。．.！!？?…、,".contains(*c))
