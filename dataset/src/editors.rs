@@ -6,6 +6,12 @@ use manabi_schemas::Citation;
 /// Source key of the editors' own work.
 pub const EDITORS: &str = "manabi";
 
+/// The rows of an editors' table in `content/` (a header line, then tab-separated
+/// columns), each split into its columns.
+pub fn rows(table: &'static str) -> impl Iterator<Item = Vec<&'static str>> {
+    table.lines().skip(1).map(|line| line.split('\t').collect())
+}
+
 /// A citation of the manabi editors for the given fields.
 pub fn cite(record_id: Option<String>, fields: &[&str]) -> Citation {
     Citation {

@@ -17,13 +17,8 @@ pub const TABLE: &str = include_str!("../content/translations.tsv");
 fn table() -> &'static HashMap<&'static str, &'static str> {
     static TABLE_BY_SENTENCE: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
     TABLE_BY_SENTENCE.get_or_init(|| {
-        TABLE
-            .lines()
-            .skip(1)
-            .filter_map(|line| {
-                let mut columns = line.split('\t');
-                Some((columns.next()?, columns.next()?))
-            })
+        crate::editors::rows(TABLE)
+            .filter_map(|columns| Some((*columns.first()?, *columns.get(1)?)))
             .collect()
     })
 }
@@ -34,10 +29,8 @@ pub const REFUSED: &str = include_str!("../content/examples_refused.tsv");
 fn refused_sentences() -> &'static HashSet<&'static str> {
     static REFUSED_SENTENCES: OnceLock<HashSet<&'static str>> = OnceLock::new();
     REFUSED_SENTENCES.get_or_init(|| {
-        REFUSED
-            .lines()
-            .skip(1)
-            .filter_map(|line| line.split('\t').next())
+        crate::editors::rows(REFUSED)
+            .filter_map(|columns| columns.first().copied())
             .collect()
     })
 }

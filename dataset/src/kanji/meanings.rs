@@ -13,9 +13,9 @@ const ENGLISH: &str = "en";
 
 /// (kanji, locale, meaning) of every row.
 fn rows() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
-    TABLE.lines().skip(1).filter_map(|line| {
-        let mut columns = line.split('\t');
-        Some((columns.next()?, columns.next()?, columns.next()?))
+    crate::editors::rows(TABLE).filter_map(|columns| match columns[..] {
+        [kanji, locale, meaning, ..] => Some((kanji, locale, meaning)),
+        _ => None,
     })
 }
 
@@ -26,8 +26,7 @@ pub fn any_refused(literal: &str) -> bool {
 
 /// Removes the refused meanings from the entry's lists.
 pub fn remove_refused(entry: &mut KanjidicEntry) {
-    for (kanji, locale, meaning) in rows().filter(|(kanji, _, _)| *kanji == entry.literal) {
-        debug_assert_eq!(kanji, entry.literal);
+    for (_, locale, meaning) in rows().filter(|(kanji, _, _)| *kanji == entry.literal) {
         let list = if locale == ENGLISH {
             Some(&mut entry.meanings)
         } else {

@@ -486,10 +486,8 @@ fn takes(lists: &Lists, pair: &Derived<'_>, first_pass: bool) -> bool {
 const EDITORS_TABLE: &str = include_str!("../../content/lookalikes.tsv");
 
 fn editors_pairs() -> impl Iterator<Item = (&'static str, &'static str)> {
-    EDITORS_TABLE.lines().skip(1).filter_map(|line| {
-        let mut columns = line.split('\t');
-        Some((columns.next()?, columns.next()?))
-    })
+    crate::editors::rows(EDITORS_TABLE)
+        .filter_map(|columns| Some((*columns.first()?, *columns.get(1)?)))
 }
 
 /// Similar kanji per kanji: kanjium's pairs first, then the editors' table (both ways, both ends built), then

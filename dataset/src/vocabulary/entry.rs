@@ -222,10 +222,8 @@ const SURU_REFUSED: &str = include_str!("../../content/suru_refused.tsv");
 
 /// Whether the editors refused する for the word written `label` and read `reading`.
 pub fn suru_refused(label: &str, reading: &str) -> bool {
-    SURU_REFUSED.lines().skip(1).any(|line| {
-        let mut columns = line.split('\t');
-        columns.next() == Some(label) && columns.next() == Some(reading)
-    })
+    crate::editors::rows(SURU_REFUSED)
+        .any(|columns| columns.first() == Some(&label) && columns.get(1) == Some(&reading))
 }
 
 /// `senses` without JMdict's `vs` when the editors refused する for the word.
