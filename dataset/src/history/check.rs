@@ -1,6 +1,7 @@
 //! The history checks `manabi dataset verify` runs on a built artifact: every canon entity
 //! is present with its dates and at least one relation (a foreign one marked so), every
-//! history date parses, nothing ends before it starts, and no person may be living.
+//! history entity carries a fact beyond its name and a relation, every history date
+//! parses, nothing ends before it starts, and no person may be living.
 
 use std::collections::{HashMap, HashSet};
 
@@ -28,9 +29,15 @@ pub fn artifact(artifact: &Artifact) -> Vec<String> {
             Err(error) => problems.push(format!("{}: does not parse: {error}", loaded.summary.id)),
         }
     }
+    let linked: HashSet<&str> = artifact
+        .relations
+        .iter()
+        .flat_map(|r| [r.from.as_str(), r.to.as_str()])
+        .collect();
     for learnable in history.values() {
         if let LearnableBody::History(detail) = &learnable.body {
             problems.extend(date_problems(&learnable.id, detail));
+            problems.extend(teaching_problems(&learnable.id, detail, &linked));
         }
     }
     let related: HashSet<&str> = artifact.relations.iter().map(|r| r.from.as_str()).collect();
@@ -72,6 +79,19 @@ pub fn date_problems(id: &str, detail: &HistoryDetail) -> Vec<String> {
         problems.push(format!(
             "{id}: born after 1900 with no death: may be living"
         ));
+    }
+    problems
+}
+
+/// Rule `teaches-something`: a fact beyond the name (`coverage::is_name_only`) and at
+/// least one relation, at either end.
+pub fn teaching_problems(id: &str, detail: &HistoryDetail, linked: &HashSet<&str>) -> Vec<String> {
+    let mut problems = Vec::new();
+    if super::coverage::is_name_only(detail) {
+        problems.push(format!("{id}: nothing beyond its name"));
+    }
+    if !linked.contains(id) {
+        problems.push(format!("{id}: no relation"));
     }
     problems
 }

@@ -31,7 +31,7 @@ pub const TYPES: [HistoryType; 6] = [
 /// The sentences the builder generates from an entity's name, written forms, dates, roles,
 /// offices and relations, so a description made only of them states no further fact.
 /// Each matches one sentence at the start of what is left of the description.
-const TEMPLATE_SENTENCES: [&str; 19] = [
+const TEMPLATE_SENTENCES: [&str; 20] = [
     // persons.rs: `<name> (<kanji>, <kana>) was a Japanese <roles or "historical figure">,
     // born … and died … (dates as JMnedict gives them).`
     r".+? was a Japanese .+? \(dates as JMnedict gives them\)\.",
@@ -58,6 +58,7 @@ const TEMPLATE_SENTENCES: [&str; 19] = [
     r"By its year it falls in .+?\.",
     r"It ends in the year .+? begins\.",
     r"It is the grave of .+?\.",
+    r"It belongs to .+?\.",
     // jmdict.rs: the headword's other senses are other words, not facts about the entity.
     r#"Other senses: ".*?"\."#,
 ];

@@ -47,7 +47,7 @@ pub fn add_relation_sentences(entities: &mut [Entity], relations: &[Relation]) {
             HistoryType::Event => event_sentences(&targets),
             HistoryType::Period => period_sentences(&targets),
             HistoryType::Place => place_sentences(&targets),
-            HistoryType::Term => Vec::new(),
+            HistoryType::Term => term_sentences(&targets),
         };
         entity.sentences.extend(sentences);
     }
@@ -154,4 +154,12 @@ fn place_sentences(targets: &Targets) -> Vec<String> {
         .first()
         .map(|p| vec![format!("It is the grave of {p}.")])
         .unwrap_or_default()
+}
+
+fn term_sentences(targets: &Targets) -> Vec<String> {
+    let periods = targets("used-during");
+    if periods.is_empty() {
+        return Vec::new();
+    }
+    vec![format!("It belongs to {}.", list(&periods))]
 }

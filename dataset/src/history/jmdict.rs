@@ -194,6 +194,9 @@ fn entity(entry: &Entry, kind: HistoryType, sense_index: usize) -> Option<Entity
         .map(|x| xref_headword(x))
         .collect();
     entity.summary = summary(kind, &entity, &text);
+    if kind == HistoryType::Term {
+        entity.gloss = text.clone();
+    }
     entity
         .sentences
         .push(description(kind, &entity, entry, &text));

@@ -20,6 +20,7 @@ pub mod places;
 pub mod relations;
 pub mod romaji;
 pub mod rulers;
+pub mod term_links;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -86,6 +87,7 @@ pub fn build_graph_with(
     relations.extend(canon_entity::relations(canon));
     relations.sort();
     relations.dedup();
+    keep_teaching(&mut entities, &mut relations);
     describe::add_relation_sentences(&mut entities, &relations);
     mark_sample(&mut entities, &relations);
     Ok((entities, relations, report))
@@ -116,6 +118,38 @@ fn load_jmdict(ctx: &BuildContext) -> anyhow::Result<Vec<Entity>> {
 fn drop_duplicate_ids(entities: &mut Vec<Entity>) {
     let mut seen = HashSet::new();
     entities.retain(|e| seen.insert(e.id.clone()));
+}
+
+/// Rule `teaches-something`: an entity of the dictionaries stays only when it carries a
+/// fact beyond its name (a date, a role, a place, or a gloss that says what it is; see
+/// `coverage::is_name_only`) and at least one relation to another kept entity. Dropping one
+/// can leave a neighbour without its only relation, so the rule runs until nothing more
+/// leaves. The canon stays whole (`verify` checks it is related). Returns how many left.
+pub fn keep_teaching(entities: &mut Vec<Entity>, relations: &mut Vec<Relation>) -> usize {
+    let before = entities.len();
+    let name_only: HashSet<String> = entities
+        .iter()
+        .filter(|e| !e.canon)
+        .filter(|e| match Entity::clone(e).into_learnable().body {
+            manabi_schemas::LearnableBody::History(detail) => coverage::is_name_only(&detail),
+            _ => false,
+        })
+        .map(|e| e.id.clone())
+        .collect();
+    entities.retain(|e| !name_only.contains(&e.id));
+    loop {
+        let kept: HashSet<&str> = entities.iter().map(|e| e.id.as_str()).collect();
+        relations.retain(|r| kept.contains(r.from.as_str()) && kept.contains(r.to.as_str()));
+        let related: HashSet<String> = relations
+            .iter()
+            .flat_map(|r| [r.from.clone(), r.to.clone()])
+            .collect();
+        let count = entities.len();
+        entities.retain(|e| e.canon || related.contains(&e.id));
+        if entities.len() == count {
+            return before - entities.len();
+        }
+    }
 }
 
 /// The sample: every general-line era since Meiji and the most connected persons.

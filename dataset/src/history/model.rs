@@ -35,6 +35,9 @@ pub struct Entity {
     pub sample: bool,
     /// JMdict cross-references (headwords) still to be resolved to entity ids.
     pub xrefs: Vec<String>,
+    /// The English glosses of the JMdict sense a term comes from, read by the relation
+    /// rules that date a term by the period or years its gloss names.
+    pub gloss: String,
     /// Fields checked against a second source (the canon's `checked` records).
     pub cross_checks: Vec<CrossCheck>,
     /// True for an entity of the curated canon (`content/history`): its description is
@@ -62,6 +65,7 @@ impl Entity {
             citations: Vec::new(),
             sample: false,
             xrefs: Vec::new(),
+            gloss: String::new(),
             cross_checks: Vec::new(),
             canon: false,
         }

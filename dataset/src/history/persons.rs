@@ -18,8 +18,12 @@ use super::rulers::{Ruler, Rulers};
 
 pub const CALENDAR: &str = "as given by JMnedict: Julian before 1582-10-15, Gregorian after";
 
-/// The last year of death that still counts as historical: the end of the Shōwa era.
-pub const DEATH_YEAR_MAX: i32 = 1989;
+/// The year of the JMnedict edition read (2020-05-29): a death recorded in it lies in or
+/// before this year, and any later year is a garbled gloss.
+pub const DEATH_YEAR_MAX: i32 = 2020;
+/// A monarch without a JMnedict life span counts only when the reign ended by the end of
+/// the Shōwa era: a later one may be living (sanmiao's 平成天皇).
+pub const RULER_ONLY_REIGN_END_MAX: i32 = 1989;
 /// Persons without a recorded death count as historical when born before this year.
 pub const BIRTH_YEAR_MAX_WITHOUT_DEATH: i32 = 1900;
 /// A birth year alone below this is a garbled gloss (`(24-)`), not a date.
@@ -74,6 +78,24 @@ static SHOGUN_TERM: LazyLock<Regex> = LazyLock::new(|| {
 static REIGN_TERM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"reigning:\s*(\d{3,4})(?:\s*CE)?\s*-\s*(\d{3,4})").expect("reign pattern")
 });
+/// A gloss that makes a person foreign: a Chinese or Korean dynasty (`Lin Zexu (Chinese
+/// scholar and official of the Qing dynasty …)`), a Chinese or Korean role (`Toboku
+/// (Chinese poet, 803-853 CE)`: Du Mu read in Japanese), or a Japanese name given to a
+/// foreigner (`Anjin (name given to William Adams …)`). "Chinese scholar" alone is left
+/// alone: it is also what JMnedict calls a Japanese sinologist (Inoue Kobai).
+static FOREIGN_PERSON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:Qin|Han|Sui|Tang|Song|Yuan|Ming|Qing|Zhou|Joseon|Goryeo) dynasty\b",
+        r"|\b(?:Chinese|Korean) (?:poet|emperor|general|commander|philosopher|statesman",
+        r"|politician|official|king)\b|\bname given to\b"
+    ))
+    .expect("foreign person pattern")
+});
+/// Before this year JMnedict's dates are not those of attested Japanese persons: the
+/// legendary emperors come from sanmiao, and the rest are Chinese figures read in Japanese
+/// (陳寿 Chen Shou, 233–297; 劉邦 Liu Bang) or the emperors again under a bare name (仲哀).
+pub const ATTESTED_YEAR_MIN: i32 = 400;
+
 static NOTE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\(([^()]*[a-z][^()]*)\)").expect("note"));
 
@@ -99,13 +121,19 @@ fn bare_name(name: &str) -> &str {
     .unwrap_or(name)
 }
 
-/// The documented rule for a Japanese name: a kana reading that is not katakana-only,
-/// and a gloss name that spells that reading (in either word order), or a 天皇 title.
+/// The documented rule for a Japanese name: no kana reading that is katakana-only, no
+/// gloss that places the person in a foreign dynasty or country ([`FOREIGN_PERSON`]), and
+/// a gloss name that spells that reading (in either word order), or a 天皇 title.
 pub fn is_japanese(entry: &NameEntry) -> bool {
-    let Some(reading) = entry.kana.first() else {
+    if entry.kana.is_empty() {
         return false;
-    };
-    if kana::has_katakana(reading) && reading.chars().all(|c| c >= '\u{30A0}') {
+    }
+    // A katakana-only reading is a foreign pronunciation (郭沫若 is also グオモールオ).
+    let katakana_only = |r: &String| kana::has_katakana(r) && r.chars().all(|c| c >= '\u{30A0}');
+    if entry.kana.iter().any(katakana_only) {
+        return false;
+    }
+    if entry.glosses.iter().any(|g| FOREIGN_PERSON.is_match(g)) {
         return false;
     }
     let imperial = entry.kanji.iter().any(|k| k.ends_with("天皇"));
@@ -116,7 +144,8 @@ pub fn is_japanese(entry: &NameEntry) -> bool {
         })
 }
 
-/// The documented rule for "historical": died in or before [`DEATH_YEAR_MAX`], or born
+/// The documented rule for "historical": a recorded death (in or before [`DEATH_YEAR_MAX`],
+/// the source's edition; a person who has died is not living), or born
 /// from [`BIRTH_YEAR_MIN_WITHOUT_DEATH`] to before [`BIRTH_YEAR_MAX_WITHOUT_DEATH`] with no
 /// death recorded. A birth year alone of one to three digits is a garbled gloss, not a
 /// date: JMnedict's `Yamanoi Tomohiro (24-)` is a swimmer born in 1977.
@@ -224,6 +253,10 @@ pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
         if !is_japanese(entry) || (ruler.is_none() && !is_historical(&span)) {
             continue;
         }
+        let earliest = span.start.or(span.end).map(|d| d.year);
+        if ruler.is_none() && earliest.is_some_and(|year| year < ATTESTED_YEAR_MIN) {
+            continue;
+        }
         let mut person = person_entity(entry, span);
         if let Some(ruler) = ruler {
             if matched_rulers.contains(&ruler.person_id) {
@@ -247,7 +280,7 @@ pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
         .rulers
         .iter()
         .filter(|r| !matched_rulers.contains(&r.person_id))
-        .filter(|r| r.reign_end <= DEATH_YEAR_MAX)
+        .filter(|r| r.reign_end <= RULER_ONLY_REIGN_END_MAX)
     {
         persons.push(ruler_only_entity(ruler, rulers.ordinal(ruler.person_id)));
     }

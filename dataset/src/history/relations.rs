@@ -9,6 +9,7 @@ use manabi_schemas::history::{EraCourt, HistoryType};
 use super::dates::Date;
 use super::model::Entity;
 use super::romaji::match_key;
+use super::term_links::{PeriodNames, key_terms_in, years_in};
 
 /// Most `contemporary-of` and `same-family` edges one person gets: keeps the graph linear.
 pub const PEERS_PER_PERSON_MAX: usize = 5;
@@ -103,6 +104,8 @@ impl<'a> Graph<'a> {
         self.successions();
         self.cross_references();
         self.graves();
+        self.term_periods();
+        self.key_terms();
         self.relations.sort();
         self.relations.dedup();
         self.relations
@@ -292,11 +295,26 @@ impl<'a> Graph<'a> {
         }
     }
 
-    /// Rule `lifespan-overlaps-period`: birth and death years both known and overlapping.
+    /// Rule `lifespan-overlaps-period`: birth and death years both known and overlapping;
+    /// rule `known-year-in-period`: of a person known by one year only (`?–1336`), the
+    /// periods that contain it.
     fn active_during(&mut self) {
         let periods = self.of(HistoryType::Period);
         for person in self.of(HistoryType::Person) {
             let Some((born, died)) = person.span.years() else {
+                // The canon's persons have their own rule (`canon-year-in-period`).
+                let known = person.span.start.or(person.span.end).map(|d| d.year);
+                let known = known.filter(|_| !person.canon);
+                for period in &periods {
+                    if known.is_some_and(|year| within(period, year)) {
+                        self.relations.push(edge(
+                            person,
+                            period,
+                            "active-during",
+                            "known-year-in-period",
+                        ));
+                    }
+                }
                 continue;
             };
             for period in &periods {
@@ -501,6 +519,74 @@ impl<'a> Graph<'a> {
             // Only a unique namesake: two persons of the same name make the grave ambiguous.
             if let Some([person]) = persons.get(&match_key(name)).map(Vec::as_slice) {
                 self.pair(place, person, "grave-of", "buried-at", "grave-name");
+            }
+        }
+    }
+
+    /// Rules `gloss-names-period` (the term's gloss names the period: `(Edo period)`,
+    /// `Tokugawa shogunate`) and, for a term naming none, `gloss-years-overlap-period` (the
+    /// years its gloss gives in brackets overlap the period's). The canon's periods are
+    /// named first, so `Momoyama` is not taken by a JMdict sub-period of the same name.
+    fn term_periods(&mut self) {
+        let mut periods = self.of(HistoryType::Period);
+        periods.sort_by_key(|p| !p.canon);
+        let mut names = PeriodNames::new();
+        for (index, period) in periods.iter().enumerate() {
+            names.add(&period.name, index);
+            for alias in &period.aliases {
+                names.add(&alias.text, index);
+            }
+        }
+        for term in self.of(HistoryType::Term) {
+            let named = names.named_in(&term.gloss);
+            if !named.is_empty() {
+                for index in named {
+                    let period = periods[index];
+                    self.relations
+                        .push(edge(term, period, "used-during", "gloss-names-period"));
+                }
+                continue;
+            }
+            let Some((from, to)) = years_in(&term.gloss) else {
+                continue;
+            };
+            for period in periods.iter().filter(|p| p.canon) {
+                if let Some((start, end)) = period.span.years()
+                    && from < end
+                    && start < to
+                {
+                    self.relations.push(edge(
+                        term,
+                        period,
+                        "used-during",
+                        "gloss-years-overlap-period",
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Rule `gloss-names-term`: a term whose gloss names one of the `term_links::KEY_TERMS` (the
+    /// ritsuryō system, samurai, daimyo, ninja, shogunate, shogun, court nobles, domains,
+    /// feudalism, the imperial court, the Meiji constitution)
+    /// is `see-also` that term, found by its JMdict headword.
+    fn key_terms(&mut self) {
+        let terms = self.of(HistoryType::Term);
+        let events = self.of(HistoryType::Event);
+        let by_headword: HashMap<&str, &Entity> = terms
+            .iter()
+            .chain(events.iter().filter(|e| e.canon))
+            .filter_map(|t| Some((t.kanji()?, *t)))
+            .collect();
+        for term in &terms {
+            for headword in key_terms_in(&term.gloss) {
+                match by_headword.get(headword) {
+                    Some(target) if target.id != term.id => {
+                        self.relations
+                            .push(edge(term, target, "see-also", "gloss-names-term"))
+                    }
+                    _ => {}
+                }
             }
         }
     }
