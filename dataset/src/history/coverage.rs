@@ -52,7 +52,7 @@ const TEMPLATE_SENTENCES: [&str; 20] = [
     r"It ran concurrently with .+? of the rival court\.",
     r"Their birth falls in .+?\.",
     r"Their death falls in .+?\.",
-    r"Their lifetime overlaps .+?\.",
+    r"They were active in .+?\.",
     r"In the order of office they succeeded .+?\.",
     r"JMnedict names their grave: .+?\.",
     r"By its year it falls in .+?\.",
@@ -313,7 +313,7 @@ mod tests {
 
     const FUMAI: &str = "Matsudaira Fumai (松平不昧, まつだいらふまい) was a Japanese historical \
         figure, born 1751 and died 1818 (dates as JMnedict gives them). Their death falls in \
-        the Bunsei era. Their lifetime overlaps the Edo period and the Tanuma period.";
+        the Bunsei era. They were active in the Edo period.";
 
     #[test]
     fn a_site_known_only_by_its_jmnedict_sentence_is_name_only() {

@@ -10,7 +10,7 @@ use manabi_schemas::history::HistoryType;
 use super::model::Entity;
 
 /// Most names listed in one sentence.
-const NAMES_PER_SENTENCE_MAX: usize = 3;
+const NAMES_PER_SENTENCE_MAX: usize = 4;
 
 /// Appends relation sentences to every entity's description.
 pub fn add_relation_sentences(entities: &mut [Entity], relations: &[Relation]) {
@@ -18,12 +18,20 @@ pub fn add_relation_sentences(entities: &mut [Entity], relations: &[Relation]) {
         .iter()
         .map(|e| (e.id.clone(), display_name(e)))
         .collect();
+    let starts: HashMap<&str, i32> = entities
+        .iter()
+        .filter_map(|e| Some((e.id.as_str(), e.span.start?.year)))
+        .collect();
     let mut outgoing: HashMap<&str, Vec<&Relation>> = HashMap::new();
     for relation in relations {
         outgoing
             .entry(relation.from.as_str())
             .or_default()
             .push(relation);
+    }
+    // Names are listed in time order (Meiji, Taishō, Shōwa), not in the order of ids.
+    for edges in outgoing.values_mut() {
+        edges.sort_by_key(|r| (starts.get(r.to.as_str()).copied(), r.to.as_str()));
     }
     // The canon's descriptions are the editors' text for learners; they stay as written.
     for entity in entities.iter_mut().filter(|e| !e.canon) {
@@ -122,7 +130,7 @@ fn person_sentences(targets: &Targets) -> Vec<String> {
     }
     let periods = targets("active-during");
     if !periods.is_empty() {
-        out.push(format!("Their lifetime overlaps {}.", list(&periods)));
+        out.push(format!("They were active in {}.", list(&periods)));
     }
     if let Some(previous) = targets("successor-of").first() {
         out.push(format!("In the order of office they succeeded {previous}."));

@@ -160,11 +160,12 @@ fn entity(entry: &Entry, kind: HistoryType, sense_index: usize) -> Option<Entity
         HistoryType::Place => province_facts(gloss)?,
         HistoryType::Period => period_facts(gloss)?,
         HistoryType::Event => event_facts(gloss)?,
-        _ => (term_name(entry)?, Span::default(), None),
+        _ => (term_name(entry, sense_index)?, Span::default(), None),
     };
+    let (kanji, readings) = sense_forms(entry, sense_index);
     let type_word = super::model::type_name(kind);
     let id_name = match kind {
-        HistoryType::Term => kana_to_romaji(&entry.readings.first()?.text),
+        HistoryType::Term => kana_to_romaji(readings.first()?),
         _ => name.clone(),
     };
     let id = format!("history-{type_word}-{}-{}", slug(&id_name), entry.seq);
@@ -172,8 +173,7 @@ fn entity(entry: &Entry, kind: HistoryType, sense_index: usize) -> Option<Entity
         return None;
     }
     let mut entity = Entity::new(id, kind, name);
-    let kanji = entry.kanji.iter().map(|k| &k.text);
-    for form in kanji.chain(entry.readings.iter().map(|r| &r.text)) {
+    for form in kanji.iter().chain(&readings) {
         entity.add_alias(form);
     }
     entity.span = span;
@@ -280,8 +280,39 @@ fn event_facts(gloss: &str) -> Option<Facts> {
 }
 
 /// A historical term is named by its Japanese headword; the English gloss is its meaning.
-fn term_name(entry: &Entry) -> Option<String> {
-    headword(entry).map(str::to_owned)
+fn term_name(entry: &Entry, sense_index: usize) -> Option<String> {
+    let (kanji, readings) = sense_forms(entry, sense_index);
+    kanji
+        .first()
+        .or(readings.first())
+        .map(|form| form.to_string())
+}
+
+/// The written forms and readings of one sense: those JMdict restricts it to (`stagk`,
+/// `stagr`: 官物 is かんもつ as the old tax, かんぶつ as government property); else every
+/// reading, and for a sense after the first only the headword, because the other kanji
+/// forms belong to the common senses (甲斐 "Kai province" is also written 詮 and 効 as
+/// "effect; worth", which are no names of the province).
+fn sense_forms(entry: &Entry, sense_index: usize) -> (Vec<&str>, Vec<&str>) {
+    let sense = &entry.senses[sense_index];
+    let kanji: Vec<&str> = if !sense.only_for_kanji.is_empty() {
+        sense.only_for_kanji.iter().map(String::as_str).collect()
+    } else if sense_index > 0 {
+        entry
+            .kanji
+            .iter()
+            .take(1)
+            .map(|k| k.text.as_str())
+            .collect()
+    } else {
+        entry.kanji.iter().map(|k| k.text.as_str()).collect()
+    };
+    let readings: Vec<&str> = if !sense.only_for_readings.is_empty() {
+        sense.only_for_readings.iter().map(String::as_str).collect()
+    } else {
+        entry.readings.iter().map(|r| r.text.as_str()).collect()
+    };
+    (kanji, readings)
 }
 
 /// The place a gloss names; a term or period defaults to Japan (the rules that select them

@@ -10,6 +10,7 @@ pub mod cite;
 pub mod coverage;
 pub mod dates;
 pub mod describe;
+pub mod dictionary_events;
 pub mod eras;
 pub mod jmdict;
 pub mod jmnedict;
@@ -82,6 +83,8 @@ pub fn build_graph_with(
     entities.extend(load_jmdict(ctx)?);
     drop_duplicate_ids(&mut entities);
     let (mut entities, report) = merge::merge(entities, canon);
+    // After the merge, so a JMdict event that is a canon event gives it its names first.
+    dictionary_events::judge(&mut entities);
     drop_duplicate_ids(&mut entities);
     let mut relations = relations::Graph::new(&entities).derive();
     relations.extend(canon_entity::relations(canon));

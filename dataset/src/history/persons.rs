@@ -136,6 +136,15 @@ pub fn is_japanese(entry: &NameEntry) -> bool {
     if entry.glosses.iter().any(|g| FOREIGN_PERSON.is_match(g)) {
         return false;
     }
+    // One kanji and 親王 is the Qing princely peerage (慶親王 Prince Qing, 恭親王); a
+    // Japanese imperial prince is named by his own two-kanji name (智仁親王).
+    if entry
+        .kanji
+        .iter()
+        .any(|k| k.chars().count() == 3 && k.ends_with("親王"))
+    {
+        return false;
+    }
     let imperial = entry.kanji.iter().any(|k| k.ends_with("天皇"));
     imperial
         || entry.glosses.iter().any(|g| {
@@ -263,13 +272,23 @@ pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
                 continue;
             }
             matched_rulers.push(ruler.person_id);
-            add_reign(&mut person, ruler, rulers.ordinal(ruler.person_id));
+            add_reign(&mut person, ruler);
         }
-        let key = (match_key(&person.name), span.display());
-        match seen.get(&key) {
-            Some(&index) => merge_duplicate(&mut persons[index], person),
+        // The same person under two entries: the same romaji name, or the same kanji
+        // read two ways (懐良親王 Kanenaga and Kaneyoshi), with the same life span.
+        let by_name = (match_key(&person.name), span.display());
+        let by_kanji = entry.kanji.first().map(|k| (k.clone(), span.display()));
+        let found = seen
+            .get(&by_name)
+            .or_else(|| by_kanji.as_ref().and_then(|key| seen.get(key)))
+            .copied();
+        match found {
+            Some(index) => merge_duplicate(&mut persons[index], person),
             None => {
-                seen.insert(key, persons.len());
+                seen.insert(by_name, persons.len());
+                if let Some(key) = by_kanji {
+                    seen.insert(key, persons.len());
+                }
                 persons.push(person);
             }
         }
@@ -282,14 +301,50 @@ pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
         .filter(|r| !matched_rulers.contains(&r.person_id))
         .filter(|r| r.reign_end <= RULER_ONLY_REIGN_END_MAX)
     {
-        persons.push(ruler_only_entity(ruler, rulers.ordinal(ruler.person_id)));
+        persons.push(ruler_only_entity(ruler));
     }
     persons
 }
 
+/// An imperial prince's name without the titles JMnedict writes into it: 智仁親王
+/// `Toshihitoshinnou` is Prince Toshihito, 久邇宮朝彦親王 `Kuninomiya Asahikoshinnou` is
+/// Prince Kuni Asahiko (宮 the princely house, 親王 or 王 the rank), 内親王 a princess.
+/// `None` for a name that is not one.
+pub fn princely_name(name: &str, kanji: &str) -> Option<String> {
+    let title = [
+        ("内親王", "naishinnou", "Princess"),
+        ("法親王", "houshinnou", "Prince"),
+        ("親王", "shinnou", "Prince"),
+        ("王", "ou", "Prince"),
+    ]
+    .into_iter()
+    .find(|(written, _, _)| kanji.ends_with(written))?;
+    let (_, spelled, rank) = title;
+    let mut words: Vec<String> = name.split_whitespace().map(str::to_owned).collect();
+    let last = words.last_mut()?;
+    let bare = last.strip_suffix(spelled)?.to_string();
+    if bare.is_empty() {
+        return None;
+    }
+    *last = bare;
+    let several = words.len() > 1;
+    if kanji.contains('宮')
+        && let Some(house) = words.first_mut().filter(|_| several)
+        && let Some(bare) = house.strip_suffix("nomiya")
+    {
+        *house = bare.to_string();
+    }
+    Some(format!("{rank} {}", words.join(" ")))
+}
+
 fn person_entity(entry: &NameEntry, span: Span) -> Entity {
-    let name = gloss_name(&entry.glosses[0]).to_string();
-    let id = format!("history-person-{}-{}", slug(&name), entry.seq);
+    let gloss_name_first = gloss_name(&entry.glosses[0]).to_string();
+    let id = format!("history-person-{}-{}", slug(&gloss_name_first), entry.seq);
+    let princely = entry
+        .kanji
+        .first()
+        .and_then(|kanji| princely_name(&gloss_name_first, kanji));
+    let name = princely.unwrap_or_else(|| gloss_name_first.clone());
     let mut person = Entity::new(id, HistoryType::Person, name);
     for form in entry.kanji.iter().chain(&entry.kana) {
         person.add_alias(form);
@@ -332,13 +387,15 @@ fn merge_duplicate(kept: &mut Entity, duplicate: Entity) {
     kept.citations.extend(duplicate.citations);
 }
 
-fn add_reign(person: &mut Entity, ruler: &Ruler, ordinal: Option<u32>) {
+/// The reign as an office. sanmiao's position in its list is not the emperor's number
+/// (it made Go-Kameyama 77th, who is the 99th), so no ordinal is given.
+fn add_reign(person: &mut Entity, ruler: &Ruler) {
     person.offices.retain(|o| o.office != "emperor");
     person.offices.push(OfficeTerm {
         office: "emperor".into(),
         start_year: Some(ruler.reign_start),
         end_year: Some(ruler.reign_end),
-        ordinal,
+        ordinal: None,
         source: "sanmiao".into(),
     });
     person.add_role("emperor");
@@ -350,7 +407,7 @@ fn add_reign(person: &mut Entity, ruler: &Ruler, ordinal: Option<u32>) {
     ));
 }
 
-fn ruler_only_entity(ruler: &Ruler, ordinal: Option<u32>) -> Entity {
+fn ruler_only_entity(ruler: &Ruler) -> Entity {
     let id = format!("history-person-sanmiao-{}", ruler.person_id);
     let mut person = Entity::new(id, HistoryType::Person, ruler.name.clone());
     person.scope = Some("Japan".into());
@@ -361,7 +418,7 @@ fn ruler_only_entity(ruler: &Ruler, ordinal: Option<u32>) -> Entity {
         office: "emperor".into(),
         start_year: Some(ruler.reign_start),
         end_year: Some(ruler.reign_end),
-        ordinal,
+        ordinal: None,
         source: "sanmiao".into(),
     });
     person.summary = format!(

@@ -13,6 +13,9 @@ use super::term_links::{PeriodNames, key_terms_in, years_in};
 
 /// Most `contemporary-of` and `same-family` edges one person gets: keeps the graph linear.
 pub const PEERS_PER_PERSON_MAX: usize = 5;
+/// The age from which a person counts as active in a period (`lifespan-overlaps-period`):
+/// a child of three is not "active during" the Taishō period.
+pub const ACTIVE_AGE_MIN: i32 = 15;
 /// Least overlap of two lifespans, in years, for `contemporary-of`.
 pub const CONTEMPORARY_OVERLAP_YEARS_MIN: i32 = 10;
 
@@ -295,11 +298,17 @@ impl<'a> Graph<'a> {
         }
     }
 
-    /// Rule `lifespan-overlaps-period`: birth and death years both known and overlapping;
+    /// Rule `lifespan-overlaps-period`: birth and death years both known, and the years
+    /// from the age of [`ACTIVE_AGE_MIN`] to death overlap the period;
     /// rule `known-year-in-period`: of a person known by one year only (`?–1336`), the
     /// periods that contain it.
     fn active_during(&mut self) {
-        let periods = self.of(HistoryType::Period);
+        // The textbook periods of the canon when it is loaded: JMdict's sub-periods
+        // (Keien, Tanuma) name a ruler or a style, not what a life is placed in.
+        let mut periods = self.of(HistoryType::Period);
+        if periods.iter().any(|p| p.canon) {
+            periods.retain(|p| p.canon);
+        }
         for person in self.of(HistoryType::Person) {
             let Some((born, died)) = person.span.years() else {
                 // The canon's persons have their own rule (`canon-year-in-period`).
@@ -321,7 +330,8 @@ impl<'a> Graph<'a> {
                 let Some((from, to)) = period.span.years() else {
                     continue;
                 };
-                if born < to && from < died {
+                let adult = born + ACTIVE_AGE_MIN;
+                if adult.max(from) < died.min(to) {
                     self.relations.push(edge(
                         person,
                         period,

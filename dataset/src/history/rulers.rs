@@ -31,14 +31,6 @@ impl Rulers {
         self.rulers.iter().find(|r| r.person_id == person_id)
     }
 
-    /// The 1-based position of a ruler in reign order.
-    pub fn ordinal(&self, person_id: u32) -> Option<u32> {
-        self.rulers
-            .iter()
-            .position(|r| r.person_id == person_id)
-            .map(|i| i as u32 + 1)
-    }
-
     /// The ruler of an era, allowing a year's difference between calendars.
     pub fn of_era(&self, kanji: &str, start_year: i32) -> Option<&Ruler> {
         [start_year, start_year - 1, start_year + 1]

@@ -420,3 +420,26 @@ fn a_birth_year_alone_of_few_digits_is_no_date_of_a_historical_person() {
     assert!(!persons::is_historical(&born(1950)));
     assert!(persons::is_historical(&born(1850)));
 }
+
+#[test]
+fn a_princes_titles_leave_his_name() {
+    let name = |gloss: &str, kanji: &str| persons::princely_name(gloss, kanji);
+    assert_eq!(
+        name("Toshihitoshinnou", "智仁親王").as_deref(),
+        Some("Prince Toshihito")
+    );
+    assert_eq!(
+        name("Kuninomiya Asahikoshinnou", "久邇宮朝彦親王").as_deref(),
+        Some("Prince Kuni Asahiko")
+    );
+    assert_eq!(
+        name("Kachounomiya Hirotadaou", "華頂宮博忠王").as_deref(),
+        Some("Prince Kachou Hirotada")
+    );
+    assert_eq!(
+        name("Kazunomiyashinnou", "和宮親子内親王").as_deref(),
+        None,
+        "the spelling does not end in the title read"
+    );
+    assert_eq!(name("Miyazaki Naoshi", "宮崎尚志"), None);
+}
