@@ -23,6 +23,12 @@ pub enum QuestionKind {
     KanjiRecognition,
     /// Pick the grammar pattern that fits a meaning or a sentence.
     GrammarChoice,
+    /// Pick when a history entity lived, happened or lasted.
+    DateChoice,
+    /// Pick what a historical person was (emperor, shōgun, poet …).
+    RoleChoice,
+    /// Pick where a historical place lies (province, prefecture).
+    PlaceChoice,
 }
 
 impl QuestionKind {
@@ -34,6 +40,9 @@ impl QuestionKind {
             QuestionKind::KanaRecognition => "kana_recognition",
             QuestionKind::KanjiRecognition => "kanji_recognition",
             QuestionKind::GrammarChoice => "grammar_choice",
+            QuestionKind::DateChoice => "date_choice",
+            QuestionKind::RoleChoice => "role_choice",
+            QuestionKind::PlaceChoice => "place_choice",
         }
     }
 }

@@ -17,7 +17,7 @@ use crate::params::ParamError;
 /// of a kanji, then history's causal, sequential and spatial links with the broad "lived
 /// in the same period" kinds last, then the structural kinds (radicals and components),
 /// which are many and least useful on a first page. A symmetric kind is its own inverse;
-/// the dataset stores no name for the other end of five history kinds, which are read
+/// the dataset stores no name for the other end of six history kinds, which are read
 /// backwards as `<kind>-inverse`.
 const KINDS: &[(&str, &str)] = &[
     ("synonym", "synonym"),
@@ -73,6 +73,8 @@ const KINDS: &[(&str, &str)] = &[
     ("born-during-inverse", "born-during"),
     ("died-during", "died-during-inverse"),
     ("died-during-inverse", "died-during"),
+    ("used-during", "used-during-inverse"),
+    ("used-during-inverse", "used-during"),
     ("active-during", "active-during-inverse"),
     ("active-during-inverse", "active-during"),
     ("has-radical", "radical-of"),

@@ -21,9 +21,21 @@ fn unresolved_links(strings: &[&str], exists: &dyn Fn(&str) -> bool) -> Vec<Stri
 }
 
 /// The written form of a choice as a learner sees it at a glance: with kanji, katakana
-/// only, hiragana only, mixed kana, or Latin letters. Choices of one question share it, so
-/// none stands out by its script.
+/// only, hiragana only, mixed kana, Latin letters, a year or a span of years. Choices of
+/// one question share it, so none stands out by its script or its shape.
 pub fn form(text: &str) -> &'static str {
+    // Years are a form of their own, a span (`1534–1582`) another than one year (`1600`).
+    let year_like = text.chars().any(|c| c.is_ascii_digit())
+        && text
+            .chars()
+            .all(|c| c.is_ascii_digit() || " –.cBCE".contains(c));
+    if year_like {
+        return if text.contains('–') {
+            "years"
+        } else {
+            "year"
+        };
+    }
     let (mut kanji, mut hiragana, mut katakana, mut latin) = (false, false, false, false);
     for c in text.chars() {
         match c {
@@ -463,6 +475,15 @@ mod tests {
         assert_eq!(give_away(&question), None);
         assert_eq!(kana_ending("学校"), "");
         assert_eq!(kana_ending("轢く"), "く");
+    }
+
+    #[test]
+    fn a_year_among_spans_of_years_gives_it_away() {
+        assert_eq!(form("1534–1582"), "years");
+        assert_eq!(form("c. 1330–1384"), "years");
+        assert_eq!(form("1600"), "year");
+        assert_eq!(form("300 BCE"), "year");
+        assert_eq!(form("Nara Prefecture"), "latin");
     }
 
     #[test]

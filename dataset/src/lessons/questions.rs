@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use manabi_schemas::history::HistoryType;
+use manabi_schemas::history::{HistoricalDate, HistoryDetail, HistoryType};
 use manabi_schemas::lesson::{Question, QuestionKind};
 use manabi_schemas::markup::link;
 use manabi_schemas::{Learnable, LearnableBody};
@@ -123,6 +123,59 @@ fn show_reading(learnable: &Learnable) -> Option<String> {
     items::reading(learnable)
 }
 
+fn history(learnable: &Learnable) -> Option<&HistoryDetail> {
+    match &learnable.body {
+        LearnableBody::History(detail) => Some(detail),
+        _ => None,
+    }
+}
+
+/// A year as a learner reads it: `1600`, `300 BCE`, `c. 1330`.
+fn year_text(date: &HistoricalDate) -> Option<String> {
+    let value = date.value.as_str();
+    let (negative, digits) = match value.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, value),
+    };
+    let year: i32 = digits.get(..4)?.parse().ok()?;
+    // Astronomical years: -0299 is 300 BCE.
+    let year = if negative {
+        format!("{} BCE", year + 1)
+    } else {
+        year.to_string()
+    };
+    Some(if date.approximate {
+        format!("c. {year}")
+    } else {
+        year
+    })
+}
+
+/// The years of an entity with both ends known, `1534–1582` (a single year when they are
+/// the same). An open end makes no question: "1951–" is not an answer to "when".
+fn show_years(learnable: &Learnable) -> Option<String> {
+    let timespan = history(learnable)?.timespan.as_ref()?;
+    let start = year_text(timespan.start.as_ref()?)?;
+    let end = year_text(timespan.end.as_ref()?)?;
+    Some(if start == end {
+        start
+    } else {
+        format!("{start}–{end}")
+    })
+}
+
+/// The roles of a person, `daimyo, poet`.
+fn show_roles(learnable: &Learnable) -> Option<String> {
+    let roles = &history(learnable)?.roles;
+    (!roles.is_empty()).then(|| roles.join(", "))
+}
+
+/// Where a place lies, when the scope names more than the country.
+fn show_place(learnable: &Learnable) -> Option<String> {
+    let scope = history(learnable)?.geographic_scope.as_deref()?.trim();
+    (!scope.is_empty() && scope != "Japan").then(|| scope.to_string())
+}
+
 fn show_pattern_core(learnable: &Learnable) -> Option<String> {
     learnable.pattern.as_deref().map(pattern_core)
 }
@@ -221,6 +274,57 @@ fn cloze_draft(learnable: &Learnable) -> Option<Draft> {
     })
 }
 
+fn date_draft(learnable: &Learnable, kind: HistoryType) -> Option<Draft> {
+    let answer = show_years(learnable)?;
+    let shown = link(&learnable.id, &items::label(learnable));
+    let (prompt, explanation) = match kind {
+        HistoryType::Person => (
+            format!("When did {shown} live?"),
+            format!("{shown} lived {answer}."),
+        ),
+        HistoryType::Event => (
+            format!("When did {shown} take place?"),
+            format!("{shown} took place {answer}."),
+        ),
+        HistoryType::Era | HistoryType::Period => (
+            format!("Which years does {shown} cover?"),
+            format!("{shown} covers {answer}."),
+        ),
+        HistoryType::Place | HistoryType::Term => return None,
+    };
+    Some(Draft {
+        kind: QuestionKind::DateChoice,
+        prompt,
+        explanation,
+        answer,
+        show: show_years,
+    })
+}
+
+fn role_draft(learnable: &Learnable) -> Option<Draft> {
+    let answer = show_roles(learnable)?;
+    let shown = link(&learnable.id, &items::label(learnable));
+    Some(Draft {
+        kind: QuestionKind::RoleChoice,
+        prompt: format!("What was {shown}?"),
+        explanation: format!("{shown}: {answer}."),
+        answer,
+        show: show_roles,
+    })
+}
+
+fn place_draft(learnable: &Learnable) -> Option<Draft> {
+    let answer = show_place(learnable)?;
+    let shown = link(&learnable.id, &items::label(learnable));
+    Some(Draft {
+        kind: QuestionKind::PlaceChoice,
+        prompt: format!("Where is {shown}?"),
+        explanation: format!("{shown} is in {answer}."),
+        answer,
+        show: show_place,
+    })
+}
+
 fn grammar_draft(learnable: &Learnable) -> Option<Draft> {
     let pattern = learnable.pattern.clone()?;
     let meaning = items::meaning(learnable);
@@ -294,7 +398,8 @@ fn drafts(learnable: &Learnable, turn: usize) -> Vec<Draft> {
         }
         LearnableBody::History(detail) => {
             // A person's or a place's English is its name in letters, not a meaning
-            // ("What does 梶原一騎 mean?" has no answer); they are asked their reading.
+            // ("What does 梶原一騎 mean?" has no answer); they are asked their reading,
+            // and what the history says of them: when, what, where.
             if !matches!(
                 detail.history_type,
                 HistoryType::Person | HistoryType::Place
@@ -302,6 +407,13 @@ fn drafts(learnable: &Learnable, turn: usize) -> Vec<Draft> {
                 found.push(meaning_draft(learnable, "known in English as"));
             }
             found.extend(reading_draft(learnable));
+            found.extend(date_draft(learnable, detail.history_type));
+            if detail.history_type == HistoryType::Person {
+                found.extend(role_draft(learnable));
+            }
+            if detail.history_type == HistoryType::Place {
+                found.extend(place_draft(learnable));
+            }
         }
     }
     found
@@ -376,6 +488,21 @@ mod tests {
         assert_eq!(pattern_core("〜てから"), "てから");
         assert_eq!(pattern_core("あまり〜ない"), "あまり");
         assert_eq!(pattern_core("(なんと)〜ことか"), "ことか");
+    }
+
+    #[test]
+    fn years_read_as_a_learner_reads_them() {
+        let date = |value: &str, approximate: bool| HistoricalDate {
+            value: value.into(),
+            precision: manabi_schemas::history::DatePrecision::Year,
+            approximate,
+        };
+        assert_eq!(
+            year_text(&date("1600-10-21", false)).as_deref(),
+            Some("1600")
+        );
+        assert_eq!(year_text(&date("-0299", false)).as_deref(), Some("300 BCE"));
+        assert_eq!(year_text(&date("1330", true)).as_deref(), Some("c. 1330"));
     }
 
     #[test]
