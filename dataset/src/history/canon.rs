@@ -672,6 +672,18 @@ pub fn date_problems(record: &Record) -> Vec<String> {
     problems
 }
 
+/// A person takes part in an event only within their life: the event does not start
+/// after their death nor end before their birth (years; an unknown end does not refuse).
+fn alive_during(person: &Record, event: &Record) -> bool {
+    let event_start = event.start.map(|d| d.year);
+    let event_end = event.end.or(event.start).map(|d| d.year);
+    let died_before =
+        matches!((person.end, event_start), (Some(died), Some(start)) if died.year < start);
+    let born_after =
+        matches!((person.start, event_end), (Some(born), Some(end)) if born.year > end);
+    !died_before && !born_after
+}
+
 fn reference_problems(canon: &Canon) -> Vec<String> {
     let by_id = canon.by_id();
     let table_of = |id: &str| by_id.get(id).map(|r| r.table);
@@ -712,6 +724,15 @@ fn reference_problems(canon: &Canon) -> Vec<String> {
             }
             if relation.basis.trim().is_empty() {
                 problems.push(format!("{id}: relation to {} has no basis", relation.to));
+            }
+            if relation.kind == "participant-in"
+                && let Some(event) = by_id.get(relation.to.as_str())
+                && !alive_during(record, event)
+            {
+                problems.push(format!(
+                    "{id}: participant in {} but not alive at the time",
+                    relation.to
+                ));
             }
         }
     }

@@ -113,7 +113,13 @@ fn same_name_and_dates(entity: &Entity, canon: &[Entity]) -> Option<usize> {
         return None;
     }
     canon.iter().position(|c| {
-        let shared = forms(c).iter().any(|f| generated_forms.contains(f));
+        // A person with the canon person's reading and both life years is the same
+        // person under another spelling (JMnedict's 北條泰時 and 北条康時 for 北条泰時).
+        let same_life = c.kind == HistoryType::Person
+            && c.span.years().is_some()
+            && c.span.years() == entity.span.years()
+            && kana_forms(c).iter().any(|k| kana_forms(entity).contains(k));
+        let shared = same_life || forms(c).iter().any(|f| generated_forms.contains(f));
         let dates_agree = match c.kind {
             HistoryType::Person | HistoryType::Event => {
                 let year = |e: &Entity| e.span.start.map(|d| d.year);

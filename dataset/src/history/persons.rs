@@ -274,19 +274,19 @@ pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
             matched_rulers.push(ruler.person_id);
             add_reign(&mut person, ruler);
         }
-        // The same person under two entries: the same romaji name, or the same kanji
-        // read two ways (懐良親王 Kanenaga and Kaneyoshi), with the same life span.
-        let by_name = (match_key(&person.name), span.display());
-        let by_kanji = entry.kanji.first().map(|k| (k.clone(), span.display()));
-        let found = seen
-            .get(&by_name)
-            .or_else(|| by_kanji.as_ref().and_then(|key| seen.get(key)))
-            .copied();
-        match found {
+        // The same person under two entries: the same romaji name, the same kanji read
+        // two ways (懐良親王 Kanenaga and Kaneyoshi), or the same reading under two
+        // spellings (北條泰時, 北条康時), with the same life span.
+        let keys: Vec<(String, String)> = [Some(match_key(&person.name))]
+            .into_iter()
+            .chain([entry.kanji.first().cloned(), entry.kana.first().cloned()])
+            .flatten()
+            .map(|key| (key, span.display()))
+            .collect();
+        match keys.iter().find_map(|key| seen.get(key)).copied() {
             Some(index) => merge_duplicate(&mut persons[index], person),
             None => {
-                seen.insert(by_name, persons.len());
-                if let Some(key) = by_kanji {
+                for key in keys {
                     seen.insert(key, persons.len());
                 }
                 persons.push(person);
