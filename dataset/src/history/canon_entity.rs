@@ -161,8 +161,9 @@ fn sentences(record: &Record) -> Vec<String> {
     let mut out = vec![record.description.trim().to_string()];
     if let Some(foreign) = &record.foreign {
         out.push(format!(
-            "From {}; in Japanese history: {}",
+            "From {}; {}{}",
             foreign.origin,
+            super::check::RELEVANCE,
             as_sentence(&foreign.relevance)
         ));
     }

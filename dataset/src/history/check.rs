@@ -38,6 +38,13 @@ pub fn artifact(artifact: &Artifact) -> Vec<String> {
         if let LearnableBody::History(detail) = &learnable.body {
             problems.extend(date_problems(&learnable.id, detail));
             problems.extend(teaching_problems(&learnable.id, detail, &linked));
+            let foreign = learnable.tags.iter().any(|t| t == "foreign");
+            if foreign && !detail.description.contains(RELEVANCE) {
+                problems.push(format!(
+                    "{}: foreign without its relevance to Japanese history",
+                    learnable.id
+                ));
+            }
         }
     }
     let related: HashSet<&str> = artifact.relations.iter().map(|r| r.from.as_str()).collect();
@@ -82,6 +89,10 @@ pub fn date_problems(id: &str, detail: &HistoryDetail) -> Vec<String> {
     }
     problems
 }
+
+/// How a foreign entity's description states what it means to Japanese history (the
+/// canon's foreign persons, the editors' foreign JMdict events).
+pub const RELEVANCE: &str = "in Japanese history: ";
 
 /// Rule `teaches-something`: a fact beyond the name (`coverage::is_name_only`) and at
 /// least one relation, at either end.

@@ -74,9 +74,10 @@ pub fn judge(entities: &mut Vec<Entity>) -> Vec<String> {
             Some((Decision::Japanese, _)) => true,
             Some((Decision::Foreign, relevance)) => {
                 entity.add_tag("foreign");
-                entity
-                    .sentences
-                    .push(format!("Outside Japan; in Japanese history: {relevance}."));
+                entity.sentences.push(format!(
+                    "Outside Japan; {}{relevance}.",
+                    super::check::RELEVANCE
+                ));
                 true
             }
             Some((Decision::Refused, _)) => false,

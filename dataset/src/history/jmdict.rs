@@ -89,8 +89,34 @@ pub fn classify(entry: &Entry) -> Option<(HistoryType, usize)> {
         .position(|s| s.misc.iter().any(|m| m == "hist"));
     tagged
         .or_else(|| first(&|g| HISTORICAL_CONTEXT.is_match(g)))
+        .filter(|&i| !is_foreign_term(&english_text(&senses[i])))
         .map(|i| (HistoryType::Term, i))
 }
+
+/// A term of another country's past (rule `foreign-term`): its gloss places it in China or
+/// Korea (`position at the imperial court in ancient China`, `Tang-period Chinese
+/// official`) and names nothing of Japan's. `通事 interpreter (esp. of Dutch and Chinese
+/// during the Edo period)` stays.
+pub fn is_foreign_term(gloss: &str) -> bool {
+    FOREIGN_TERM.is_match(gloss) && !JAPANESE_CONTEXT.is_match(gloss)
+}
+
+const DYNASTIES: &str = "Han|Tang|Song|Yuan|Ming|Qing|Sui|Zhou|Qin|Jin";
+
+static FOREIGN_TERM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\bancient (?:China|Korea)\b|\bChinese (?:official|office|emperor|dynasty)\b|\b(?:{DYNASTIES})(?:(?: and (?:{DYNASTIES}))?[- ](?:period|era)| dynasty)\b"
+    ))
+    .expect("foreign term pattern")
+});
+static JAPANESE_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\bJapan|\b(?:Edo|Heian|Nara|Kamakura|Muromachi|Meiji|Taish[oō]|Sh[oō]wa|Asuka",
+        r"|Kofun|Yayoi|J[oō]mon|Sengoku|Tokugawa|Nagasaki|Ryukyu)\b|ritsury[oō]|shogun",
+        r"|bakufu|daimy[oō]|samurai"
+    ))
+    .expect("Japanese context pattern")
+});
 
 /// A headword with katakana (ペルシア戦争) names a foreign event: outside Japanese history.
 fn has_foreign_headword(entry: &Entry) -> bool {

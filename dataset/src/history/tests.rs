@@ -443,3 +443,24 @@ fn a_princes_titles_leave_his_name() {
     );
     assert_eq!(name("Miyazaki Naoshi", "宮崎尚志"), None);
 }
+
+#[test]
+fn a_term_of_chinas_past_is_not_japanese_history() {
+    use super::jmdict::is_foreign_term;
+    assert!(is_foreign_term(
+        "position at the imperial court in ancient China"
+    ));
+    assert!(is_foreign_term(
+        "Protector General (Tang-period Chinese official)"
+    ));
+    assert!(is_foreign_term(
+        "Protectorate General (Han and Tang-period Chinese office)"
+    ));
+    assert!(!is_foreign_term(
+        "interpreter (esp. of Dutch and Chinese during the Edo period)"
+    ));
+    assert!(!is_foreign_term(
+        "journeying to Song China during the Heian and Kamakura periods"
+    ));
+    assert!(!is_foreign_term("member of shogun's council of elders"));
+}
