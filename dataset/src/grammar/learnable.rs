@@ -103,12 +103,29 @@ fn writing_forms(point: &Point) -> Vec<WritingForm> {
     let mut seen = BTreeSet::new();
     std::iter::once(&point.pattern)
         .chain(&point.variants)
-        .filter(|text| seen.insert(text.as_str()))
+        .map(|text| without_note(text))
+        .filter(|text| seen.insert(*text))
         .map(|text| WritingForm {
-            text: text.clone(),
+            text: text.to_string(),
             script: script_of(text),
         })
         .collect()
+}
+
+/// A pattern without the English note that tells it from a namesake: `もう (already)` is
+/// written もう, `〜ために (purpose)` 〜ために. A written form or a choice showing the note
+/// would carry the answer in English.
+pub fn without_note(pattern: &str) -> &str {
+    match pattern
+        .trim_end()
+        .strip_suffix(')')
+        .and_then(|p| p.rsplit_once(" ("))
+    {
+        Some((written, note)) if note.chars().all(|c| c.is_ascii() && c != '(') => {
+            written.trim_end()
+        }
+        _ => pattern,
+    }
 }
 
 /// The script of a pattern, ignoring the wave dash and other symbols.

@@ -220,3 +220,13 @@ fn builds_are_deterministic() {
     };
     assert_eq!(render(), render());
 }
+
+#[test]
+fn a_written_form_carries_no_english_note() {
+    use super::learnable::without_note;
+    assert_eq!(without_note("もう (already)"), "もう");
+    assert_eq!(without_note("〜ために (purpose)"), "〜ために");
+    assert_eq!(without_note("N + らしい (typical)"), "N + らしい");
+    assert_eq!(without_note("(なんと)〜ことか"), "(なんと)〜ことか");
+    assert_eq!(without_note("〜て(から)"), "〜て(から)");
+}

@@ -167,6 +167,7 @@ impl KanjiSources {
         let krad = open_maybe_gz(&ctx.source_file("kradfile", KRADFILE_FILE))?;
         sources.components = kradfile::parse(krad)?;
         sources.kanjium = load_kanjium(ctx)?;
+        inherit_meanings(&mut sources);
         sources.radicals = radicals::table()?;
         sources.layouts = load_layouts(ctx, &sources.entries)?;
         Ok(sources)
@@ -351,6 +352,40 @@ fn citations(
     Ok(cited)
 }
 
+/// The forms an old or compatibility form stands for: its NFC form (臭 for U+FA5C), then
+/// kanjium's variants.
+fn stands_for<'a>(sources: &'a KanjiSources, literal: &str) -> Vec<&'a KanjidicEntry> {
+    let unified: String = literal.nfc().collect();
+    let variants = sources.kanjium.variants.get(literal);
+    std::iter::once(&unified)
+        .filter(|form| form.as_str() != literal)
+        .chain(variants.into_iter().flatten())
+        .filter_map(|form| sources.entries.iter().find(|e| &e.literal == form))
+        .collect()
+}
+
+/// An old or compatibility form KANJIDIC2 gives no meaning (臭 U+FA5C) means what the form
+/// it stands for means, in every locale.
+fn inherit_meanings(sources: &mut KanjiSources) {
+    let inherited: Vec<(usize, KanjidicEntry)> = sources
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, entry)| entry.meanings.is_empty())
+        .filter_map(|(index, entry)| {
+            let base = stands_for(sources, &entry.literal)
+                .into_iter()
+                .find(|base| !base.meanings.is_empty())?;
+            Some((index, base.clone()))
+        })
+        .collect();
+    for (index, base) in inherited {
+        let entry = &mut sources.entries[index];
+        entry.meanings = base.meanings;
+        entry.meanings_by_locale = base.meanings_by_locale;
+    }
+}
+
 /// KANJIDIC2's readings of the kanji. An old or compatibility form KANJIDIC2 gives no
 /// on or kun reading (虜 U+F936, 巢, 歷) is read as the form it stands for: the NFC form of
 /// a compatibility ideograph, else kanjium's variant.
@@ -363,13 +398,8 @@ fn readings(sources: &KanjiSources, entry: &KanjidicEntry) -> KanjiReadings {
     if !own.on.is_empty() || !own.kun.is_empty() {
         return own;
     }
-    let unified: String = entry.literal.nfc().collect();
-    let variants = sources.kanjium.variants.get(&entry.literal);
-    let stands_for = std::iter::once(&unified)
-        .filter(|form| **form != entry.literal)
-        .chain(variants.into_iter().flatten());
-    stands_for
-        .filter_map(|form| sources.entries.iter().find(|e| &e.literal == form))
+    stands_for(sources, &entry.literal)
+        .into_iter()
         .find(|base| !base.on.is_empty() || !base.kun.is_empty())
         .map_or(own, |base| KanjiReadings {
             on: base.on.clone(),

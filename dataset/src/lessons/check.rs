@@ -117,16 +117,16 @@ pub fn give_away(question: &Question) -> Option<String> {
             others[0]
         ));
     }
-    if let Some(ending) = shown_kana_ending(question)
-        && question.answer.ends_with(&ending)
-        && question
+    if let Some(shown) = shown_word(question)
+        && fits_visible_kana(&question.answer, &shown)
+        && let Some(other) = question
             .choices
             .iter()
-            .filter(|c| **c != question.answer)
-            .all(|c| !c.ends_with(&ending))
+            .find(|c| **c != question.answer && !fits_visible_kana(c, &shown))
     {
         return Some(format!(
-            "the answer is the only reading ending in “{ending}”, as the word shown does"
+            "choice “{other}” lacks the kana “{}” that {shown} shows",
+            visible_kana(&shown)
         ));
     }
     let answer = form(&question.answer);
@@ -139,15 +139,32 @@ pub fn give_away(question: &Question) -> Option<String> {
     alone.then(|| format!("the answer is the only choice in {answer}"))
 }
 
-/// The kana a reading question's word ends in, as its prompt shows it (決ま**り**, 轢**く**):
-/// a reading choice that ends otherwise cannot be its reading.
-fn shown_kana_ending(question: &Question) -> Option<String> {
+/// The word a reading question shows when it shows kana beside its kanji (決ま**り**,
+/// 組**み**込**む**): a reading choice without those kana cannot be its reading.
+fn shown_word(question: &Question) -> Option<String> {
     if question.kind != QuestionKind::ReadingChoice {
         return None;
     }
     let shown = markup::links(&question.prompt).next()?.text;
-    let ending = kana_ending(shown);
-    (!ending.is_empty() && ending != shown).then_some(ending)
+    (!visible_kana(shown).is_empty()).then(|| shown.to_string())
+}
+
+/// The hiragana a word with kanji shows (its okurigana and the kana between its kanji),
+/// in order: `みむ` of 組み込む, empty for 学校 and for a word in kana only.
+pub fn visible_kana(text: &str) -> String {
+    let hiragana = |c: &char| ('\u{3041}'..='\u{3096}').contains(c);
+    if text.chars().all(|c| hiragana(&c)) {
+        return String::new();
+    }
+    text.chars().filter(hiragana).collect()
+}
+
+/// True when `reading` holds the kana a word shows, in their order (くみこむ holds み, む),
+/// and ends in its okurigana: a reading that does not cannot be the word's.
+pub fn fits_visible_kana(reading: &str, word: &str) -> bool {
+    let mut rest = reading.chars();
+    visible_kana(word).chars().all(|k| rest.any(|c| c == k))
+        && reading.ends_with(&kana_ending(word))
 }
 
 /// The hiragana a text ends in (its okurigana): `まり` of 決まり, empty for 学校.
@@ -475,6 +492,16 @@ mod tests {
         assert_eq!(give_away(&question), None);
         assert_eq!(kana_ending("学校"), "");
         assert_eq!(kana_ending("轢く"), "く");
+        question.prompt = "How is [[vocab-1|組み込む]] read?".to_owned();
+        question.choices = ["きしむ", "くみこむ", "からむ", "かさむ"]
+            .map(str::to_owned)
+            .to_vec();
+        question.answer = "くみこむ".to_owned();
+        assert!(give_away(&question).is_some_and(|why| why.contains("みむ")));
+        assert_eq!(visible_kana("組み込む"), "みむ");
+        assert_eq!(visible_kana("がっこう"), "");
+        assert!(fits_visible_kana("ふみこむ", "組み込む"));
+        assert!(!fits_visible_kana("くみこみ", "組み込む"));
     }
 
     #[test]

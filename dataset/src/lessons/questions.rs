@@ -34,14 +34,15 @@ impl<'a> Pools<'a> {
     /// kana row or first letter), so the answer never stands out as the one choice that
     /// starts differently from three that start alike.
     ///
-    /// A reading whose word ends in kana (決まり, 轢く) is given distractors ending alike
-    /// first (`ending`), so that the kana shown do not point at the answer.
+    /// A reading of a word that shows kana (決まり, 組み込む) is given only distractors
+    /// holding those kana (`word`: くみこむ never stands among きしむ and からむ), so that
+    /// the kana shown do not point at the answer.
     fn distractors(
         &self,
         key: &str,
         target: &Learnable,
         answer: &str,
-        ending: &str,
+        word: &str,
         show: &dyn Fn(&Learnable) -> Option<String>,
         clashes: &dyn Fn(&Learnable) -> bool,
     ) -> Vec<String> {
@@ -57,7 +58,11 @@ impl<'a> Pools<'a> {
                 let shown = show(candidate)
                     .filter(|s| !s.is_empty() && check::form(s) == check::form(answer))?;
                 let order = stable_hash(&format!("{}|{}", target.id, candidate.id));
-                let ends_otherwise = !shown.ends_with(ending);
+                // A reading without the kana the word shows cannot be its reading.
+                if !word.is_empty() && !check::fits_visible_kana(&shown, word) {
+                    return None;
+                }
+                let ends_otherwise = !shown.ends_with(&check::kana_ending(word));
                 Some((
                     ends_otherwise,
                     check::initial(&shown) != initial,
@@ -325,15 +330,22 @@ fn place_draft(learnable: &Learnable) -> Option<Draft> {
     })
 }
 
+/// A pattern as a choice shows it: without the English note that tells it from a
+/// namesake (`〜させる (causative)` would answer the question in English).
+fn show_pattern(learnable: &Learnable) -> Option<String> {
+    let pattern = learnable.pattern.as_deref()?;
+    Some(crate::grammar::learnable::without_note(pattern).to_string())
+}
+
 fn grammar_draft(learnable: &Learnable) -> Option<Draft> {
-    let pattern = learnable.pattern.clone()?;
+    let pattern = show_pattern(learnable)?;
     let meaning = items::meaning(learnable);
     Some(Draft {
         kind: QuestionKind::GrammarChoice,
         prompt: format!("Which pattern means “{meaning}”?"),
         explanation: format!("{} means “{meaning}”.", link(&learnable.id, &pattern)),
         answer: pattern,
-        show: |l| l.pattern.clone(),
+        show: show_pattern,
     })
 }
 
@@ -440,27 +452,19 @@ pub fn question(
             || items::meaning(candidate) == items::meaning(learnable)
             || items::reading(candidate).is_some_and(|r| Some(r) == items::reading(learnable))
     };
-    let ending = match draft.kind {
-        QuestionKind::ReadingChoice => check::kana_ending(&items::label(learnable)),
+    // The word a reading question shows, when its kana must be in every choice.
+    let label = items::label(learnable);
+    let shown = match draft.kind {
+        QuestionKind::ReadingChoice
+            if !check::visible_kana(&label).is_empty()
+                && check::fits_visible_kana(&draft.answer, &label) =>
+        {
+            label
+        }
         _ => String::new(),
     };
-    let ending = if draft.answer.ends_with(&ending) {
-        ending
-    } else {
-        String::new()
-    };
-    let distractors = pools.distractors(
-        key,
-        learnable,
-        &draft.answer,
-        &ending,
-        &draft.show,
-        &clashes,
-    );
-    // A reading question whose answer alone ends as the word shown does is not asked.
-    if !ending.is_empty() && distractors.iter().all(|d| !d.ends_with(&ending)) {
-        return None;
-    }
+    let distractors =
+        pools.distractors(key, learnable, &draft.answer, &shown, &draft.show, &clashes);
     if distractors.len() < 2 {
         return None;
     }

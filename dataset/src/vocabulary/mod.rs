@@ -594,7 +594,8 @@ fn pitch_cross_check(pitch: &PitchAccent) -> Option<CrossCheck> {
 
 /// UniDic's class when it has one (for the word, else for its two parts); JMdict's
 /// `lsource` supplies the source language and word, and the class `gairaigo` (or
-/// `hybrid` for a partial source) when UniDic has none.
+/// `hybrid` for a partial source) when UniDic has none or files a whole loan as kango
+/// by its kanji (缶).
 fn etymology(entry: &Entry, draft: &Draft) -> Option<Etymology> {
     let loan = entry
         .senses
@@ -631,6 +632,12 @@ fn etymology(entry: &Entry, draft: &Draft) -> Option<Etymology> {
         draft.compound_origin
     } else {
         None
+    };
+    // A word from a Western language written with kanji for its sound (缶, from Dutch
+    // kan) is a loanword, though UniDic files it as kango by its spelling.
+    let whole = match (whole, jmdict_class) {
+        (Some(OriginClass::Kango), Some(OriginClass::Gairaigo)) => jmdict_class,
+        _ => whole,
     };
     let class = whole.or(jmdict_class).or(parts)?;
     Some(Etymology {
