@@ -223,7 +223,11 @@ fn same_body(a: &Shape<'_>, b: &Shape<'_>) -> Option<Rule> {
         return None;
     };
     let body = part_strokes(body_a);
+    // A body is a named component (昌, 㑒): unnamed strokes of the same kinds (the
+    // 丨丨 left of 井's 二, the strokes of 在 beside 土) are no shared body.
+    let named = body_a.element.is_some() && body_b.element.is_some();
     let fits = a.strokes.abs_diff(b.strokes) <= BODY_STROKE_GAP_MAX
+        && named
         && same_part(body_a, body_b)
         && !same_part(radical_a, radical_b)
         && body >= BODY_STROKES_MIN;
