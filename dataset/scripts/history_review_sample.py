@@ -9,22 +9,11 @@ dates with their precision, roles, offices, place, description, and every relati
 its kind, target name and basis, so the review is done on what customers receive.
 """
 
-import io
 import json
 import random
-import subprocess
 import sys
-from pathlib import Path
 
-ARTIFACT = Path(__file__).resolve().parents[2] / "data" / "manabi-dataset.jsonl.zst"
-
-
-def records():
-    raw = subprocess.run(
-        ["zstd", "-dc", str(ARTIFACT)], check=True, capture_output=True
-    ).stdout
-    for line in io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8"):
-        yield json.loads(line)
+from review_sample import records
 
 
 def date(value):
