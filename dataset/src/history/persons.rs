@@ -337,6 +337,22 @@ pub fn princely_name(name: &str, kanji: &str) -> Option<String> {
     Some(format!("{rank} {}", words.join(" ")))
 }
 
+/// The particle の of a name stays lowercase: JMnedict's `Taira No Sadafun` is Taira no
+/// Sadafun.
+pub fn particles_lowercase(name: &str) -> String {
+    let words: Vec<&str> = name.split(' ').collect();
+    let last = words.len().saturating_sub(1);
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, word)| match *word {
+            "No" if i > 0 && i < last => "no",
+            other => other,
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn person_entity(entry: &NameEntry, span: Span) -> Entity {
     let gloss_name_first = gloss_name(&entry.glosses[0]).to_string();
     let id = format!("history-person-{}-{}", slug(&gloss_name_first), entry.seq);
@@ -344,7 +360,7 @@ fn person_entity(entry: &NameEntry, span: Span) -> Entity {
         .kanji
         .first()
         .and_then(|kanji| princely_name(&gloss_name_first, kanji));
-    let name = princely.unwrap_or_else(|| gloss_name_first.clone());
+    let name = princely.unwrap_or_else(|| particles_lowercase(&gloss_name_first));
     let mut person = Entity::new(id, HistoryType::Person, name);
     for form in entry.kanji.iter().chain(&entry.kana) {
         person.add_alias(form);

@@ -464,3 +464,16 @@ fn a_term_of_chinas_past_is_not_japanese_history() {
     ));
     assert!(!is_foreign_term("member of shogun's council of elders"));
 }
+
+#[test]
+fn the_particle_no_stays_lowercase() {
+    assert_eq!(
+        persons::particles_lowercase("Taira No Sadafun"),
+        "Taira no Sadafun"
+    );
+    assert_eq!(
+        persons::particles_lowercase("Minamoto no Yoritomo"),
+        "Minamoto no Yoritomo"
+    );
+    assert_eq!(persons::particles_lowercase("No Sadafun"), "No Sadafun");
+}
