@@ -29,11 +29,7 @@ pub fn artifact(artifact: &Artifact) -> Vec<String> {
             Err(error) => problems.push(format!("{}: does not parse: {error}", loaded.summary.id)),
         }
     }
-    let linked: HashSet<&str> = artifact
-        .relations
-        .iter()
-        .flat_map(|r| [r.from.as_str(), r.to.as_str()])
-        .collect();
+    let linked = super::coverage::related_ids(&artifact.relations);
     for learnable in history.values() {
         if let LearnableBody::History(detail) = &learnable.body {
             problems.extend(date_problems(&learnable.id, detail));

@@ -8,8 +8,8 @@ use std::iter;
 use std::sync::LazyLock;
 
 use manabi_artifact::Artifact;
-use manabi_schemas::Domain;
 use manabi_schemas::history::{HistoryDetail, HistoryType};
+use manabi_schemas::{Domain, Relation};
 use regex::Regex;
 use serde::Deserialize;
 
@@ -235,14 +235,19 @@ struct HistoryDocument {
     history: HistoryDetail,
 }
 
+/// The ids at either end of a relation: what "has a relation" means for the history
+/// figures, `verify` and the build's rule `teaches-something`.
+pub fn related_ids(relations: &[Relation]) -> HashSet<&str> {
+    relations
+        .iter()
+        .flat_map(|r| [r.from.as_str(), r.to.as_str()])
+        .collect()
+}
+
 /// The coverage figures of every history type of `artifact`. A document that does not
 /// parse is left out here; `verify` reports it.
 pub fn measure(artifact: &Artifact) -> BTreeMap<String, usize> {
-    let related: HashSet<&str> = artifact
-        .relations
-        .iter()
-        .flat_map(|r| [r.from.as_str(), r.to.as_str()])
-        .collect();
+    let related = related_ids(&artifact.relations);
     let mut by_type: BTreeMap<HistoryType, TypeCoverage> = TYPES
         .iter()
         .map(|kind| (*kind, TypeCoverage::default()))

@@ -56,11 +56,6 @@ pub fn names_japan(entity: &Entity) -> bool {
         })
 }
 
-/// The JMdict sequence number at the end of a dictionary-built id.
-fn record_number(entity: &Entity) -> Option<u32> {
-    entity.id.rsplit('-').next()?.parse().ok()
-}
-
 /// Applies the rule to the JMdict events among `entities`; returns the ids left out.
 pub fn judge(entities: &mut Vec<Entity>) -> Vec<String> {
     let table = table();
@@ -69,7 +64,9 @@ pub fn judge(entities: &mut Vec<Entity>) -> Vec<String> {
         if entity.kind != HistoryType::Event || entity.canon {
             return true;
         }
-        let decision = record_number(entity).and_then(|seq| table.get(&seq));
+        // The JMdict sequence number the id ends in comes first.
+        let record = super::merge::record_numbers(entity).first().copied();
+        let decision = record.and_then(|seq| table.get(&seq));
         let keep = match decision {
             Some((Decision::Japanese, _)) => true,
             Some((Decision::Foreign, relevance)) => {

@@ -101,11 +101,14 @@ pub fn is_foreign_term(gloss: &str) -> bool {
     FOREIGN_TERM.is_match(gloss) && !JAPANESE_CONTEXT.is_match(gloss)
 }
 
-const DYNASTIES: &str = "Han|Tang|Song|Yuan|Ming|Qing|Sui|Zhou|Qin|Jin";
+/// Chinese dynasties a gloss names (`Tang-period`, `Qing dynasty`), shared with the rule
+/// for foreign persons.
+pub const CHINESE_DYNASTIES: &str = "Han|Tang|Song|Yuan|Ming|Qing|Sui|Zhou|Qin";
 
 static FOREIGN_TERM: LazyLock<Regex> = LazyLock::new(|| {
+    let dynasties = format!("{CHINESE_DYNASTIES}|Jin");
     Regex::new(&format!(
-        r"(?i)\bancient (?:China|Korea)\b|\bChinese (?:official|office|emperor|dynasty)\b|\b(?:{DYNASTIES})(?:(?: and (?:{DYNASTIES}))?[- ](?:period|era)| dynasty)\b"
+        r"(?i)\bancient (?:China|Korea)\b|\bChinese (?:official|office|emperor|dynasty)\b|\b(?:{dynasties})(?:(?: and (?:{dynasties}))?[- ](?:period|era)| dynasty)\b"
     ))
     .expect("foreign term pattern")
 });

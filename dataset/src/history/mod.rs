@@ -127,9 +127,8 @@ fn drop_duplicate_ids(entities: &mut Vec<Entity>) {
 /// fact beyond its name (a date, a role, a place, or a gloss that says what it is; see
 /// `coverage::is_name_only`) and at least one relation to another kept entity. Dropping one
 /// can leave a neighbour without its only relation, so the rule runs until nothing more
-/// leaves. The canon stays whole (`verify` checks it is related). Returns how many left.
-pub fn keep_teaching(entities: &mut Vec<Entity>, relations: &mut Vec<Relation>) -> usize {
-    let before = entities.len();
+/// leaves. The canon stays whole (`verify` checks it is related).
+pub fn keep_teaching(entities: &mut Vec<Entity>, relations: &mut Vec<Relation>) {
     let name_only: HashSet<String> = entities
         .iter()
         .filter(|e| !e.canon)
@@ -143,14 +142,11 @@ pub fn keep_teaching(entities: &mut Vec<Entity>, relations: &mut Vec<Relation>) 
     loop {
         let kept: HashSet<&str> = entities.iter().map(|e| e.id.as_str()).collect();
         relations.retain(|r| kept.contains(r.from.as_str()) && kept.contains(r.to.as_str()));
-        let related: HashSet<String> = relations
-            .iter()
-            .flat_map(|r| [r.from.clone(), r.to.clone()])
-            .collect();
+        let related = coverage::related_ids(relations);
         let count = entities.len();
-        entities.retain(|e| e.canon || related.contains(&e.id));
+        entities.retain(|e| e.canon || related.contains(e.id.as_str()));
         if entities.len() == count {
-            return before - entities.len();
+            return;
         }
     }
 }

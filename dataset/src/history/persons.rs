@@ -11,6 +11,7 @@ use regex::Regex;
 
 use super::cite;
 use super::dates::{Span, parse_range};
+use super::jmdict::CHINESE_DYNASTIES;
 use super::jmnedict::NameEntry;
 use super::model::Entity;
 use super::romaji::{match_key, slug, spells};
@@ -84,10 +85,13 @@ static REIGN_TERM: LazyLock<Regex> = LazyLock::new(|| {
 /// foreigner (`Anjin (name given to William Adams …)`). "Chinese scholar" alone is left
 /// alone: it is also what JMnedict calls a Japanese sinologist (Inoue Kobai).
 static FOREIGN_PERSON: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"\b(?:Qin|Han|Sui|Tang|Song|Yuan|Ming|Qing|Zhou|Joseon|Goryeo) dynasty\b",
-        r"|\b(?:Chinese|Korean) (?:poet|emperor|general|commander|philosopher|statesman",
-        r"|politician|official|king)\b|\bname given to\b"
+    Regex::new(&format!(
+        concat!(
+            r"\b(?:{dynasties}|Joseon|Goryeo) dynasty\b",
+            r"|\b(?:Chinese|Korean) (?:poet|emperor|general|commander|philosopher|statesman",
+            r"|politician|official|king)\b|\bname given to\b"
+        ),
+        dynasties = CHINESE_DYNASTIES
     ))
     .expect("foreign person pattern")
 });
