@@ -293,7 +293,7 @@ pub struct RelatedQueryString {
         style = Form,
         explode = false,
         min_items = 1,
-        max_items = 61,
+        max_items = 63,
         example = json!(["antonym", "used-in"])
     )]
     pub kind: Option<String>,

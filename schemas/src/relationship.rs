@@ -46,6 +46,8 @@ const KINDS: &[(&str, &str)] = &[
     ("participant-in", "participants"),
     ("founded", "founded-by"),
     ("founded-by", "founded"),
+    ("created", "created-by"),
+    ("created-by", "created"),
     ("ruled", "ruled-by"),
     ("ruled-by", "ruled"),
     ("teacher-of", "student-of"),

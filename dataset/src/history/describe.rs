@@ -138,6 +138,10 @@ fn person_sentences(targets: &Targets) -> Vec<String> {
     if let Some(grave) = targets("buried-at").first() {
         out.push(format!("JMnedict names their grave: {grave}."));
     }
+    let works = targets("created");
+    if !works.is_empty() {
+        out.push(format!("Their works include {}.", list(&works)));
+    }
     out
 }
 
@@ -165,9 +169,14 @@ fn place_sentences(targets: &Targets) -> Vec<String> {
 }
 
 fn term_sentences(targets: &Targets) -> Vec<String> {
-    let periods = targets("used-during");
-    if periods.is_empty() {
-        return Vec::new();
+    let mut out = Vec::new();
+    let authors = targets("created-by");
+    if !authors.is_empty() {
+        out.push(format!("It is by {}.", list(&authors)));
     }
-    vec![format!("It belongs to {}.", list(&periods))]
+    let periods = targets("used-during");
+    if !periods.is_empty() {
+        out.push(format!("It belongs to {}.", list(&periods)));
+    }
+    out
 }

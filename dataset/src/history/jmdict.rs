@@ -15,6 +15,7 @@ use super::cite;
 use super::dates::{Date, Span};
 use super::model::Entity;
 use super::romaji::{kana_to_romaji, slug};
+use super::term_links;
 use crate::sources::jmdict::{Entry, Sense};
 
 pub const CALENDAR: &str = "Gregorian years as given in JMdict glosses";
@@ -89,8 +90,27 @@ pub fn classify(entry: &Entry) -> Option<(HistoryType, usize)> {
         .position(|s| s.misc.iter().any(|m| m == "hist"));
     tagged
         .or_else(|| first(&|g| HISTORICAL_CONTEXT.is_match(g)))
+        .or_else(|| first(&dates_japans_past))
         .filter(|&i| !is_foreign_term(&english_text(&senses[i])))
         .map(|i| (HistoryType::Term, i))
+}
+
+/// The last year a gloss may date a term by and have it count as history: the end of the
+/// Shōwa era (rule `gloss-dates-term`).
+pub const DATED_TERM_YEAR_MAX: i32 = 1989;
+/// Before this the years a gloss gives are legend (`Emperor Jimmu, 660 BCE`), not dates.
+pub const DATED_TERM_YEAR_MIN: i32 = 500;
+
+static JAPAN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bJapan").expect("Japan"));
+
+/// Rule `gloss-dates-term`: a sense whose gloss is about Japan and dates it by a year from
+/// [`DATED_TERM_YEAR_MIN`] to [`DATED_TERM_YEAR_MAX`] (`neighborhood association
+/// (established in Japan in 1940)`, `Japan's first circulated coinage (minted in 708
+/// CE)`); a later date (`Japan New Party (1992-1994)`) is the present, not history.
+fn dates_japans_past(gloss: &str) -> bool {
+    JAPAN.is_match(gloss)
+        && term_links::dated_in(gloss)
+            .is_some_and(|(from, to)| from >= DATED_TERM_YEAR_MIN && to - 1 <= DATED_TERM_YEAR_MAX)
 }
 
 /// A term of another country's past (rule `foreign-term`): its gloss places it in China or
@@ -189,7 +209,7 @@ fn entity(entry: &Entry, kind: HistoryType, sense_index: usize) -> Option<Entity
         HistoryType::Place => province_facts(gloss)?,
         HistoryType::Period => period_facts(gloss)?,
         HistoryType::Event => event_facts(gloss)?,
-        _ => (term_name(entry, sense_index)?, Span::default(), None),
+        _ => (term_name(entry, sense_index)?, term_span(gloss), None),
     };
     let (kanji, readings) = sense_forms(entry, sense_index);
     let type_word = super::model::type_name(kind);
@@ -306,6 +326,18 @@ fn event_facts(gloss: &str) -> Option<Facts> {
         })
         .unwrap_or_default();
     Some((name, span, None))
+}
+
+/// A term whose gloss is a name with its own years in brackets (`Imperial Japanese Navy
+/// (1872-1945)`) existed in those years.
+fn term_span(gloss: &str) -> Span {
+    match term_links::years_in(gloss) {
+        Some((from, to)) => Span {
+            start: Some(Date::year(from)),
+            end: Some(Date::year(to)),
+        },
+        None => Span::default(),
+    }
 }
 
 /// A historical term is named by its Japanese headword; the English gloss is its meaning.

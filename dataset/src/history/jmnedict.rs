@@ -29,6 +29,8 @@ pub struct NameEntry {
 pub struct NameEntries {
     pub persons: Vec<NameEntry>,
     pub places: Vec<NameEntry>,
+    /// Every entry of the name type `work` (titles of books, plays, prints …).
+    pub works: Vec<NameEntry>,
 }
 
 /// A decompressed copy of the database that is removed when dropped.
@@ -71,11 +73,18 @@ pub fn load(path: &Path) -> anyhow::Result<NameEntries> {
         .with_context(|| format!("opening {}", db_path.display()))?;
     let persons = query(&connection, "person", PERSON_FILTER)?;
     let places = query(&connection, "place", PLACE_FILTER)?;
-    Ok(NameEntries { persons, places })
+    let works = query(&connection, "work", "1 = 1")?;
+    Ok(NameEntries {
+        persons,
+        places,
+        works,
+    })
 }
 
-/// Translations with at least one gloss containing a digit; all their glosses are read.
-const PERSON_FILTER: &str = "t.ID IN (SELECT tid FROM NETransGloss WHERE text GLOB '*[0-9]*')";
+/// Translations with a gloss containing a digit (a date) or naming a period or era (an
+/// undated person placed in one, `persons::undated_person`); all their glosses are read.
+const PERSON_FILTER: &str = "t.ID IN (SELECT tid FROM NETransGloss WHERE text GLOB '*[0-9]*' \
+    OR text LIKE '%period%' OR text LIKE '%era%')";
 
 const PLACE_FILTER: &str = "(g.text LIKE '%Castle%' OR g.text LIKE '%Ruins%' \
     OR g.text LIKE '%Tumulus%' OR g.text LIKE '%(grave)%' OR g.text LIKE '%barrier%' \

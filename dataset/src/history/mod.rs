@@ -21,7 +21,9 @@ pub mod places;
 pub mod relations;
 pub mod romaji;
 pub mod rulers;
+pub mod term_duplicates;
 pub mod term_links;
+pub mod works;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -80,11 +82,15 @@ pub fn build_graph_with(
     let names = jmnedict::load(&ctx.source_file("jamdict_data", jmnedict::RELATIVE_PATH))?;
     entities.extend(persons::build(&names.persons, &rulers));
     entities.extend(places::build(&names.places));
+    entities.extend(works::build(&names.works));
     entities.extend(load_jmdict(ctx)?);
     drop_duplicate_ids(&mut entities);
     let (mut entities, report) = merge::merge(entities, canon);
     // After the merge, so a JMdict event that is a canon event gives it its names first.
     dictionary_events::judge(&mut entities);
+    term_duplicates::fold(&mut entities);
+    persons::drop_undated_duplicates(&mut entities);
+    works::keep_japanese(&mut entities);
     drop_duplicate_ids(&mut entities);
     let mut relations = relations::Graph::new(&entities).derive();
     relations.extend(canon_entity::relations(canon));

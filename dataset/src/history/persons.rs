@@ -2,10 +2,10 @@
 //! `Tokugawa Ieyasu (1543.1.31-1616.6.1), Shougun 1603-1605`, merged with sanmiao's
 //! reign list for the emperors.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use manabi_schemas::history::{HistoryType, OfficeTerm};
+use manabi_schemas::history::{AliasScript, HistoryType, OfficeTerm};
 use manabi_search::kana;
 use regex::Regex;
 
@@ -69,6 +69,7 @@ const ROLE_WORDS: &[(&str, &str)] = &[
     ("economist", "economist"),
     ("architect", "architect"),
     ("swordsman", "swordsman"),
+    ("warrior", "warrior"),
     ("actor", "actor"),
     ("founder", "founder"),
 ];
@@ -255,12 +256,15 @@ pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
     let mut persons: Vec<Entity> = Vec::new();
     let mut seen: HashMap<(String, String), usize> = HashMap::new();
     let mut matched_rulers: Vec<u32> = Vec::new();
+    let mut undated: Vec<Entity> = Vec::new();
+    let refused = refused_undated();
     for entry in entries {
         let ruler = entry
             .kanji
             .iter()
             .find_map(|k| by_kanji.get(k.as_str()).copied());
         let Some(span) = life_span(entry) else {
+            undated.extend(undated_person(entry, &refused));
             continue;
         };
         if !is_japanese(entry) || (ruler.is_none() && !is_historical(&span)) {
@@ -297,6 +301,17 @@ pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
             }
         }
     }
+    let mut kept_undated: Vec<Entity> = Vec::new();
+    for person in undated {
+        match kept_undated
+            .iter_mut()
+            .find(|kept| same_undated(kept, &person))
+        {
+            Some(kept) => merge_duplicate(kept, person),
+            None => kept_undated.push(person),
+        }
+    }
+    persons.extend(kept_undated);
     // Rule `no-living-monarch`: a monarch whose reign ended after the Shōwa era has no
     // JMnedict life span and may be living (sanmiao's 平成天皇), so is left out.
     for ruler in rulers
@@ -308,6 +323,93 @@ pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
         persons.push(ruler_only_entity(ruler));
     }
     persons
+}
+
+/// Rule `undated-person`: a JMnedict person without dates who is Japanese, has a role
+/// and whose gloss places them in a period or era (`Poet of the Heian period, included in
+/// the Ogura Hyakunin Isshu`, `Edo period painter`). The period itself becomes a relation
+/// only when it is one of the canon's (`relations::active_during`); the editors' table
+/// `content/history/undated_persons.tsv` refuses entries whose gloss is wrong (Yamabe no
+/// Akahito was a Nara-period poet; the Hyakunin Isshu poet under 儀同三司 is his mother).
+fn undated_person(entry: &NameEntry, refused: &HashSet<u32>) -> Option<Entity> {
+    static PERIOD_OR_ERA: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)[a-z][- ](?:period|era)\b").expect("period or era"));
+    if refused.contains(&entry.seq)
+        || !is_japanese(entry)
+        || roles_of(entry).is_empty()
+        || !entry.glosses.iter().any(|g| PERIOD_OR_ERA.is_match(g))
+    {
+        return None;
+    }
+    let mut person = person_entity(entry, Span::default());
+    person.gloss = entry.glosses.join("; ");
+    Some(person)
+}
+
+/// An undated person is never a second entry for a dated or canon person (在姑平 `Ariwara
+/// Narihira` beside 在原業平 825–880, `Ono Komachi` beside the canon's Ono no Komachi):
+/// run after the canon merge. An undated person is one built with a gloss and no span.
+pub fn drop_undated_duplicates(entities: &mut Vec<Entity>) {
+    let undated = |e: &Entity| {
+        e.kind == HistoryType::Person
+            && !e.canon
+            && !e.gloss.is_empty()
+            && e.span.start.is_none()
+            && e.span.end.is_none()
+    };
+    let known: HashSet<String> = entities
+        .iter()
+        .filter(|e| e.kind == HistoryType::Person && !undated(e))
+        .flat_map(|p| {
+            let kanji = p.aliases.iter().filter(|a| a.script == AliasScript::Kanji);
+            std::iter::once(name_key(&p.name)).chain(kanji.map(|a| a.text.clone()))
+        })
+        .collect();
+    entities.retain(|e| {
+        !undated(e)
+            || !(known.contains(&name_key(&e.name)) || e.kanji().is_some_and(|k| known.contains(k)))
+    });
+}
+
+/// Two undated entries are one person when they share a romaji name (啓書記 `Keishoki |
+/// Shoukei` and 祥啓 `Shoukei`) or one written form ends with the other (東洲斎写楽 and
+/// 写楽, the art name and the name).
+fn same_undated(a: &Entity, b: &Entity) -> bool {
+    let names = |e: &Entity| -> HashSet<String> {
+        let romaji = e.aliases.iter().filter(|x| x.script == AliasScript::Romaji);
+        std::iter::once(name_key(&e.name))
+            .chain(romaji.map(|x| name_key(&x.text)))
+            .collect()
+    };
+    let suffix = |long: &str, short: &str| short.chars().count() >= 2 && long.ends_with(short);
+    let written = match (a.kanji(), b.kanji()) {
+        (Some(x), Some(y)) => suffix(x, y) || suffix(y, x),
+        _ => false,
+    };
+    written || !names(a).is_disjoint(&names(b))
+}
+
+/// A name to compare persons by, without the particle の (`Ariwara no Narihira` and
+/// `Ariwara Narihira` are one).
+pub fn name_key(name: &str) -> String {
+    let words: Vec<&str> = name
+        .split_whitespace()
+        .filter(|w| !w.eq_ignore_ascii_case("no") && *w != "(No)")
+        .collect();
+    match_key(&words.join(" "))
+}
+
+const UNDATED_TABLE: &str = include_str!("../../content/history/undated_persons.tsv");
+
+/// The JMnedict sequence numbers the editors refuse as undated persons, each with its
+/// reason in the table.
+fn refused_undated() -> HashSet<u32> {
+    crate::editors::rows(UNDATED_TABLE)
+        .filter_map(|row| match row.as_slice() {
+            [seq, _name, "refused", _reason] => seq.parse().ok(),
+            _ => None,
+        })
+        .collect()
 }
 
 /// An imperial prince's name without the titles JMnedict writes into it: 智仁親王
@@ -465,6 +567,9 @@ fn role_phrase(person: &Entity) -> String {
 }
 
 fn person_summary(person: &Entity) -> String {
+    if person.span.start.is_none() && person.span.end.is_none() {
+        return format!("Japanese {}, dates unknown", role_phrase(person));
+    }
     format!(
         "Japanese {} ({})",
         role_phrase(person),
@@ -486,7 +591,13 @@ fn person_sentence(person: &Entity) -> String {
         (Some(b), Some(d)) => format!(", born {} and died {}", b.display(), d.display()),
         (Some(b), None) => format!(", born {}", b.display()),
         (None, Some(d)) => format!(", who died {}", d.display()),
-        (None, None) => String::new(),
+        (None, None) => {
+            return format!(
+                "{}{written} was a Japanese {}; JMnedict gives no dates.",
+                person.name,
+                role_phrase(person)
+            );
+        }
     };
     format!(
         "{}{written} was a Japanese {}{life} (dates as JMnedict gives them).",
@@ -505,4 +616,87 @@ fn office_sentences(offices: &[OfficeTerm]) -> Vec<String> {
             ))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(seq: u32, kanji: &str, kana: &str, gloss: &str) -> NameEntry {
+        NameEntry {
+            seq,
+            kanji: vec![kanji.into()],
+            kana: vec![kana.into()],
+            glosses: vec![gloss.into()],
+        }
+    }
+
+    #[test]
+    fn an_undated_person_needs_a_role_and_a_period_and_is_one_entity() {
+        let entries = [
+            entry(
+                1,
+                "紀友則",
+                "きとものり",
+                "Ki Tomonori (Poet of the Heian period, included in the Ogura Hyakunin Isshu)",
+            ),
+            entry(2, "写楽", "しゃらく", "Sharaku (Edo period painter)"),
+            entry(
+                3,
+                "東洲斎写楽",
+                "とうしゅうさいしゃらく",
+                "Toshusai Sharaku (Edo period painter)",
+            ),
+            entry(
+                4,
+                "益田隆",
+                "ますだたかし",
+                "Masuda Takashi (Director of the Mitsui in the Meiji era)",
+            ),
+            entry(5, "山田太郎", "やまだたろう", "Yamada Tarou (poet)"),
+            entry(
+                5323957,
+                "山部赤人",
+                "やまべあかひと",
+                "Yamabe Akahito (Poet of the Heian period, included in the Ogura Hyakunin Isshu)",
+            ),
+        ];
+        let persons = build(&entries, &Rulers::default());
+        let names: Vec<&str> = persons.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["Ki Tomonori", "Sharaku"],
+            "no role (Masuda), no period (Yamada), refused by the editors (Yamabe)"
+        );
+        assert!(persons[1].aliases.iter().any(|a| a.text == "東洲斎写楽"));
+        assert_eq!(persons[0].summary, "Japanese poet, dates unknown");
+        assert!(persons[0].span.start.is_none() && !persons[0].gloss.is_empty());
+    }
+
+    #[test]
+    fn an_undated_person_leaves_when_a_dated_one_has_the_name() {
+        let dated = build(
+            &[entry(
+                1,
+                "在原業平",
+                "ありわらのなりひら",
+                "Ariwara no Narihira (825-880)",
+            )],
+            &Rulers::default(),
+        );
+        let undated = build(
+            &[entry(
+                2,
+                "在姑平",
+                "ありわらなりひら",
+                "Ariwara Narihira (Poet of the Heian period)",
+            )],
+            &Rulers::default(),
+        );
+        assert_eq!((dated.len(), undated.len()), (1, 1));
+        let mut entities: Vec<Entity> = dated.into_iter().chain(undated).collect();
+        drop_undated_duplicates(&mut entities);
+        assert_eq!(entities.len(), 1);
+        assert_eq!(entities[0].name, "Ariwara no Narihira");
+    }
 }

@@ -9,7 +9,8 @@ use manabi_schemas::history::{EraCourt, HistoryType};
 use super::dates::Date;
 use super::model::Entity;
 use super::romaji::match_key;
-use super::term_links::{PeriodNames, key_terms_in, years_in};
+use super::term_links::{PeriodNames, dated_in, key_terms_in};
+use super::works;
 
 /// Most `contemporary-of` and `same-family` edges one person gets: keeps the graph linear.
 pub const PEERS_PER_PERSON_MAX: usize = 5;
@@ -109,6 +110,7 @@ impl<'a> Graph<'a> {
         self.graves();
         self.term_periods();
         self.key_terms();
+        self.work_authors();
         self.relations.sort();
         self.relations.dedup();
         self.relations
@@ -309,11 +311,24 @@ impl<'a> Graph<'a> {
         if periods.iter().any(|p| p.canon) {
             periods.retain(|p| p.canon);
         }
+        let names = period_names(&periods);
         for person in self.of(HistoryType::Person) {
             let Some((born, died)) = person.span.years() else {
                 // The canon's persons have their own rule (`canon-year-in-period`).
                 let known = person.span.start.or(person.span.end).map(|d| d.year);
                 let known = known.filter(|_| !person.canon);
+                if known.is_none() {
+                    // Rule `gloss-names-period` for an undated person: the canon period
+                    // the JMnedict gloss names (`Poet of the Heian period`).
+                    for index in names.named_in(&person.gloss) {
+                        self.relations.push(edge(
+                            person,
+                            periods[index],
+                            "active-during",
+                            "gloss-names-period",
+                        ));
+                    }
+                }
                 for period in &periods {
                     if known.is_some_and(|year| within(period, year)) {
                         self.relations.push(edge(
@@ -535,18 +550,12 @@ impl<'a> Graph<'a> {
 
     /// Rules `gloss-names-period` (the term's gloss names the period: `(Edo period)`,
     /// `Tokugawa shogunate`) and, for a term naming none, `gloss-years-overlap-period` (the
-    /// years its gloss gives in brackets overlap the period's). The canon's periods are
+    /// year or years its gloss dates it by, `term_links::dated_in`, fall in the period's). The canon's periods are
     /// named first, so `Momoyama` is not taken by a JMdict sub-period of the same name.
     fn term_periods(&mut self) {
         let mut periods = self.of(HistoryType::Period);
         periods.sort_by_key(|p| !p.canon);
-        let mut names = PeriodNames::new();
-        for (index, period) in periods.iter().enumerate() {
-            names.add(&period.name, index);
-            for alias in &period.aliases {
-                names.add(&alias.text, index);
-            }
-        }
+        let names = period_names(&periods);
         for term in self.of(HistoryType::Term) {
             let named = names.named_in(&term.gloss);
             if !named.is_empty() {
@@ -557,7 +566,16 @@ impl<'a> Graph<'a> {
                 }
                 continue;
             }
-            let Some((from, to)) = years_in(&term.gloss) else {
+            // Years date a term of Japan's past only: `war communism (Russia, 1918-1921)`
+            // was not used in Taishō Japan.
+            // A work is dated by its timespan (`works::keep_japanese` clears years that are
+            // its author's life); a term by the years its gloss gives.
+            let dated = if works::is_work(term) {
+                term.span.years().map(|(from, to)| (from, to + 1))
+            } else {
+                dated_in(&term.gloss).filter(|_| term.gloss.contains("Japan"))
+            };
+            let Some((from, to)) = dated else {
                 continue;
             };
             for period in periods.iter().filter(|p| p.canon) {
@@ -596,6 +614,35 @@ impl<'a> Graph<'a> {
                             .push(edge(term, target, "see-also", "gloss-names-term"))
                     }
                     _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// The periods by their names and aliases, to their index in `periods`.
+fn period_names(periods: &[&Entity]) -> PeriodNames<usize> {
+    let mut names = PeriodNames::new();
+    for (index, period) in periods.iter().enumerate() {
+        names.add(&period.name, index);
+        for alias in &period.aliases {
+            names.add(&alias.text, index);
+        }
+    }
+    names
+}
+
+impl Graph<'_> {
+    /// Rule `gloss-names-author`: a work is `created-by` the person its JMnedict gloss
+    /// names (`works::Authors`: `chronicle by Matsuo Basho` → Matsuo Bashō).
+    fn work_authors(&mut self) {
+        let authors = works::Authors::new(self.entities);
+        let by_id: HashMap<&str, &Entity> =
+            self.entities.iter().map(|e| (e.id.as_str(), e)).collect();
+        for work in self.entities.iter().filter(|e| works::is_work(e)) {
+            for id in authors.named_in(&work.gloss) {
+                if let Some(person) = by_id.get(id.as_str()) {
+                    self.pair(work, person, "created-by", "created", "gloss-names-author");
                 }
             }
         }

@@ -26,6 +26,8 @@ const PERIOD_WORDS: &[&str] = &[
 /// Words that may stand between a name and its period word: `Heian and Kamakura
 /// periods`, `early to mid Edo period`.
 const FILLERS: &[&str] = &["and", "or", "to", "through", "early", "late", "mid", "the"];
+/// The fillers that join two period names.
+const JOINING: &[&str] = &["and", "or", "to", "through"];
 /// A name right after one of these is not the period itself (`pre-Meiji`, `post-Nara`).
 const EXCLUDING: &[&str] = &["pre", "post", "before", "after", "non"];
 
@@ -47,6 +49,8 @@ pub const KEY_TERMS: &[(&str, &str)] = &[
         "宮廷",
     ),
     (r"\bMeiji constitution\b", "大日本帝国憲法"),
+    (r"\bukiyo-?e\b", "浮世絵"),
+    (r"\bmagistrates?(?:'s?)?\b", "奉行"),
 ];
 
 /// The headwords of the [`KEY_TERMS`] a gloss names, each once.
@@ -147,21 +151,72 @@ impl<T: Copy> PeriodNames<T> {
     }
 
     /// True when, past fillers and further period names, the next word is a period word.
+    /// A further name counts only after a joining word (`Heian and Kamakura periods`), so
+    /// `Tales of Yamato (Heian period)` names Heian, not Yamato.
     fn followed_by_period_word(&self, words: &[String], mut i: usize) -> bool {
+        let mut joined = false;
         while let Some(word) = words.get(i) {
             if PERIOD_WORDS.contains(&word.as_str()) {
                 return true;
             }
             if FILLERS.contains(&word.as_str()) {
+                joined |= JOINING.contains(&word.as_str());
                 i += 1;
-            } else if let Some((_, width)) = self.name_at(words, i) {
+            } else if let Some((_, width)) = self.name_at(words, i).filter(|_| joined) {
                 i += width;
+                joined = false;
             } else {
                 return false;
             }
         }
         false
     }
+}
+
+/// A year a gloss dates its sense by (rule `gloss-dates-term`): in a bracket or after
+/// `in`, `from`, `between`, `to`, `ca.` or a comma, optionally a range (`1904-5`, `between
+/// 1941 and 1947`), and ending at a bracket, a punctuation mark, `CE` or the end of the
+/// gloss; or a bracket that opens with a four-digit year and a word (`(1913 novel`). Not a measure (`approx. 278.26 liters`), a count (`the 105 titled trusteeships`),
+/// an open start (`since 1946`, `(1947-)`) or a year before the era (`512 BC`).
+static DATED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:\(|\b(?:in|from|between|to|ca\.?|c\.|approx\.)\s+|,\s+)(\d{3,4})(?:\s*CE)?",
+        r"(?:\s*(?:-|–|and)\s*(\d{1,4})(?:\s*CE)?)?",
+        r"(?:[)\];:,]|\s+CE\b|\s*$|\s+(?:and|to|by|at|in|on|as|when|under|with|after|before)\b)",
+        // A bracket that opens with a year and a word: `(1913 novel by Mori Ōgai)`.
+        r"|\((\d{4})\s+[a-z]"
+    ))
+    .expect("dated pattern")
+});
+
+/// The years a gloss dates its sense by, as a half-open span `[from, to)`: a single year
+/// `in 1940` is `(1940, 1941)`; a range `(1939-1947)` is `(1939, 1947)` and `1904-5` is
+/// `(1904, 1905)`. The first date in the gloss counts; `None` when there is none.
+pub fn dated_in(gloss: &str) -> Option<(i32, i32)> {
+    let captures = DATED.captures(gloss)?;
+    let from: i32 = captures
+        .get(1)
+        .or_else(|| captures.get(3))?
+        .as_str()
+        .parse()
+        .ok()?;
+    let to = match captures.get(2) {
+        None => from + 1,
+        Some(end) => {
+            let end: i32 = end.as_str().parse().ok()?;
+            // `1904-5`, `1959-60`: the end's century is the start's.
+            let end = if end < 100 {
+                from - from % 100 + end
+            } else {
+                end
+            };
+            if end <= from {
+                return None;
+            }
+            end
+        }
+    };
+    Some((from, to))
 }
 
 /// The first year range a gloss gives in brackets, `(1872-1945)`, when it runs forward.
@@ -184,6 +239,7 @@ mod tests {
             ("Heian period", "heian"),
             ("Kamakura period", "kamakura"),
             ("Nara period", "nara"),
+            ("Yamato period", "yamato"),
             ("Meiji period", "meiji"),
             ("Azuchi-Momoyama period", "am"),
             ("Nanboku-chō period", "nbc"),
@@ -218,6 +274,7 @@ mod tests {
         assert!(found("pre-Meiji period custom").is_empty());
         assert!(found("Heian court clothing").is_empty(), "no period word");
         assert!(found("Nara Buddhism").is_empty());
+        assert_eq!(found("Tales of Yamato (Heian period)"), ["heian"]);
         assert!(found("name given in the Edo Jidai").is_empty());
     }
 
@@ -262,5 +319,60 @@ mod tests {
         );
         assert_eq!(years_in("reform (1945-1912)"), None);
         assert_eq!(years_in("no years here"), None);
+    }
+
+    #[test]
+    fn a_gloss_dates_its_sense_by_a_year_or_a_range() {
+        assert_eq!(
+            dated_in("neighborhood association (established in Japan in 1940)"),
+            Some((1940, 1941))
+        );
+        assert_eq!(
+            dated_in("peerage (in Japan, 1868-1946); nobility"),
+            Some((1868, 1946))
+        );
+        assert_eq!(dated_in("Russo-Japanese War (1904-5)"), Some((1904, 1905)));
+        assert_eq!(
+            dated_in("campaign against the treaty (1959-60, 1970)"),
+            Some((1959, 1960))
+        );
+        assert_eq!(
+            dated_in("elementary school (operated in Japan between 1941 and 1947)"),
+            Some((1941, 1947))
+        );
+        assert_eq!(
+            dated_in("Japan's first coinage (dating to 683 CE, but perhaps never in circulation)"),
+            Some((683, 684))
+        );
+        assert_eq!(
+            dated_in("eight hereditary titles (designated by Emperor Tenmu in 684 CE: Mahito)"),
+            Some((684, 685))
+        );
+        assert_eq!(
+            dated_in("Osaka Incident; plot to support a Korean uprising, 1885"),
+            Some((1885, 1886))
+        );
+        assert_eq!(
+            dated_in("hairstyle tied up with a ribbon (ca. 1885)"),
+            Some((1885, 1886))
+        );
+        assert_eq!(
+            dated_in("measure of loading capacity (approx. 278.26 liters)"),
+            None
+        );
+        assert_eq!(dated_in("one of the 105 titled trusteeships"), None);
+        assert_eq!(
+            dated_in("new character form used in Japan since 1946"),
+            None
+        );
+        assert_eq!(dated_in("National Diet of Japan (1947-)"), None);
+        assert_eq!(
+            dated_in("The Art of War (military text by Sun Tzu, 512 BC)"),
+            None
+        );
+        assert_eq!(
+            dated_in("ferry taking passengers for nearly 400 years"),
+            None
+        );
     }
 }

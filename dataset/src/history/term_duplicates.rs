@@ -1,0 +1,130 @@
+//! A JMdict term that is another headword for an event or period of the graph (rule
+//! `term-names-event`): its gloss names the event (`日清` "First Sino-Japanese war
+//! (1894-1895)", `アジア太平洋戦争` "Asia-Pacific War (…)") in its first part. The term is not a second
+//! entity: its written forms and readings become aliases of the event, its citation joins
+//! the event's, and the term leaves.
+
+use std::collections::HashMap;
+
+use manabi_schemas::history::{AliasScript, HistoryType};
+
+use super::model::Entity;
+use super::romaji::match_key;
+
+/// The `;`-separated parts of a gloss without their brackets: `First Sino-Japanese war
+/// (1894-1895)` → `First Sino-Japanese war`.
+fn gloss_names(gloss: &str) -> impl Iterator<Item = String> + '_ {
+    gloss.split(';').map(|part| {
+        let mut depth = 0usize;
+        let mut name = String::new();
+        for c in part.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                _ if depth == 0 => name.push(c),
+                _ => {}
+            }
+        }
+        name.trim().to_string()
+    })
+}
+
+/// Folds every term whose gloss names an event or period into it; returns the folded
+/// (term id, target id) pairs.
+pub fn fold(entities: &mut Vec<Entity>) -> Vec<(String, String)> {
+    let mut by_name: HashMap<String, usize> = HashMap::new();
+    for (index, entity) in entities.iter().enumerate() {
+        if !matches!(entity.kind, HistoryType::Event | HistoryType::Period) {
+            continue;
+        }
+        let names = std::iter::once(entity.name.as_str()).chain(
+            entity
+                .aliases
+                .iter()
+                .filter(|a| a.script == AliasScript::Romaji)
+                .map(|a| a.text.as_str()),
+        );
+        for name in names {
+            let key = match_key(name);
+            // A one-word key (`war`, `heian`) names nothing on its own.
+            if name.contains(' ') && !key.is_empty() {
+                by_name.entry(key).or_insert(index);
+            }
+        }
+    }
+    let mut folds: Vec<(usize, usize)> = Vec::new();
+    for (index, term) in entities.iter().enumerate() {
+        if term.kind != HistoryType::Term {
+            continue;
+        }
+        // The headline of the gloss only: a later part may be a qualifier (`…; Edo period`).
+        let headline = gloss_names(&term.gloss).next().unwrap_or_default();
+        if let Some(&target) = by_name.get(&match_key(&headline)) {
+            folds.push((index, target));
+        }
+    }
+    let mut folded = Vec::new();
+    for &(term, target) in &folds {
+        let (aliases, citations, term_id) = {
+            let t = &entities[term];
+            (t.aliases.clone(), t.citations.clone(), t.id.clone())
+        };
+        let target_entity = &mut entities[target];
+        for alias in aliases.iter().filter(|a| a.script != AliasScript::Romaji) {
+            target_entity.add_alias(&alias.text);
+        }
+        target_entity.citations.extend(citations);
+        folded.push((term_id, target_entity.id.clone()));
+    }
+    let gone: Vec<usize> = folds.iter().map(|(term, _)| *term).collect();
+    let mut index = 0;
+    entities.retain(|_| {
+        let keep = !gone.contains(&index);
+        index += 1;
+        keep
+    });
+    folded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gloss_names_are_the_parts_outside_brackets() {
+        let names: Vec<String> =
+            gloss_names("First Sino-Japanese war (1894-1895); Nisshin war").collect();
+        assert_eq!(names, ["First Sino-Japanese war", "Nisshin war"]);
+    }
+
+    #[test]
+    fn a_term_naming_an_event_becomes_its_alias() {
+        let mut event = Entity::new(
+            "history-event-first-sino-japanese-war-1".into(),
+            HistoryType::Event,
+            "First Sino-Japanese War".into(),
+        );
+        event.add_alias("日清戦争");
+        let mut term = Entity::new(
+            "history-term-nisshin-2".into(),
+            HistoryType::Term,
+            "日清".into(),
+        );
+        term.add_alias("日清");
+        term.add_alias("にっしん");
+        term.gloss = "First Sino-Japanese war (1894-1895)".into();
+        let mut other = Entity::new("history-term-x-3".into(), HistoryType::Term, "戦".into());
+        other.gloss = "war".into();
+        let mut entities = vec![event, term, other];
+        let folded = fold(&mut entities);
+        assert_eq!(
+            folded,
+            [(
+                "history-term-nisshin-2".to_string(),
+                "history-event-first-sino-japanese-war-1".to_string()
+            )]
+        );
+        assert_eq!(entities.len(), 2);
+        assert!(entities[0].aliases.iter().any(|a| a.text == "にっしん"));
+    }
+}
