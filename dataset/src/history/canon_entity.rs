@@ -262,7 +262,9 @@ pub fn relations(canon: &Canon) -> Vec<Relation> {
 
 /// Rule `canon-year-in-period`: a canon person whose life is not known at both ends is
 /// `active-during` each canon period containing the one year known (floruit, death or
-/// birth); `lifespan-overlaps-period` covers those with both.
+/// birth); `lifespan-overlaps-period` covers those with both. A death in a period's first
+/// year does not place the life in it (Kusunoki Masashige fell in 1336, before the two
+/// courts), nor a birth in its last year.
 fn active_during(canon: &Canon) -> Vec<Relation> {
     let periods: Vec<(&str, i32, i32)> = canon
         .records
@@ -275,17 +277,15 @@ fn active_during(canon: &Canon) -> Vec<Relation> {
         if person.start.is_some() && person.end.is_some() {
             continue;
         }
-        let Some(year) = person
-            .floruit
-            .or(person.end)
-            .or(person.start)
-            .map(|d| d.year)
-        else {
-            continue;
+        let (year, edge_year) = match (person.floruit, person.end, person.start) {
+            (Some(floruit), _, _) => (floruit.year, Edge::None),
+            (None, Some(death), _) => (death.year, Edge::First),
+            (None, None, Some(birth)) => (birth.year, Edge::Last),
+            _ => continue,
         };
         for (period, _, _) in periods
             .iter()
-            .filter(|(_, from, to)| (*from..=*to).contains(&year))
+            .filter(|(_, from, to)| known_year_in(year, edge_year, *from, *to))
         {
             out.push(edge(
                 &person.id,
@@ -296,6 +296,22 @@ fn active_during(canon: &Canon) -> Vec<Relation> {
         }
     }
     out
+}
+
+/// Which end of a period a known year may not fall on: a death year may not be a period's
+/// first year, a birth year not its last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    None,
+    First,
+    Last,
+}
+
+/// Whether a life known by one year lies in a period from `from` to `to`.
+pub fn known_year_in(year: i32, edge: Edge, from: i32, to: i32) -> bool {
+    (from..=to).contains(&year)
+        && !(edge == Edge::First && year == from)
+        && !(edge == Edge::Last && year == to)
 }
 
 fn edge(from: &str, to: &str, kind: &str, basis: &str) -> Relation {

@@ -5,7 +5,7 @@
 //! The entries come from the crate's one JMdict reader ([`crate::sources::jmdict`]); of
 //! their glosses, only the English ones are used here.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use manabi_schemas::history::HistoryType;
@@ -108,7 +108,12 @@ static JAPAN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bJapan").expect("
 /// (established in Japan in 1940)`, `Japan's first circulated coinage (minted in 708
 /// CE)`); a later date (`Japan New Party (1992-1994)`) is the present, not history.
 fn dates_japans_past(gloss: &str) -> bool {
+    // A law's year is its enactment, not the span of a thing of the past: many are in force
+    // (`Protection of Personal Liberty Law (1948)`); the laws of history are in the canon.
+    static LAW: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b(?:Law|Act|Code)\b").expect("law"));
     JAPAN.is_match(gloss)
+        && !LAW.is_match(gloss)
         && term_links::dated_in(gloss)
             .is_some_and(|(from, to)| from >= DATED_TERM_YEAR_MIN && to - 1 <= DATED_TERM_YEAR_MAX)
 }
@@ -163,12 +168,27 @@ pub fn is_history(entry: &Entry) -> bool {
     classify(entry).is_some()
 }
 
+const TERMS_TABLE: &str = include_str!("../../content/history/dictionary_terms.tsv");
+
+/// The JMdict entries the editors refuse as history (`content/history/dictionary_terms.tsv`,
+/// each with its reason): a gloss with wrong dates (華族 1868–1946), a present-day
+/// organisation, a sense that is not the word's main one.
+fn refused_terms() -> HashSet<u32> {
+    crate::editors::rows(TERMS_TABLE)
+        .filter_map(|row| match row.as_slice() {
+            [seq, _headword, "refused", _reason] => seq.parse().ok(),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Builds entities from the kept entries. Periods and events that JMdict lists under more
 /// than one entry with the same English name and years are merged.
 pub fn build(entries: &[Entry]) -> Vec<Entity> {
     let mut entities: Vec<Entity> = Vec::new();
     let mut merged: HashMap<(String, String), usize> = HashMap::new();
-    for entry in entries {
+    let refused = refused_terms();
+    for entry in entries.iter().filter(|e| !refused.contains(&e.seq)) {
         let Some((kind, sense)) = classify(entry) else {
             continue;
         };
@@ -397,6 +417,13 @@ fn scope_of(text: &str, kind: HistoryType) -> Option<String> {
         .map(|(_, scope)| scope.to_string());
     match kind {
         HistoryType::Event => named,
+        // A term of Japan's past names China or Korea for an origin (唐名 "Chinese name for
+        // a high government office", 渡来神 "deity that originated on the … Korean
+        // Peninsula"); where it was used is Japan. A term of China's or Korea's own past
+        // is left out (rule `foreign-term`).
+        HistoryType::Term => named
+            .filter(|scope| scope != "China" && scope != "Korea")
+            .or_else(|| Some("Japan".into())),
         _ => named.or_else(|| Some("Japan".into())),
     }
 }

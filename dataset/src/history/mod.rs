@@ -89,6 +89,7 @@ pub fn build_graph_with(
     // After the merge, so a JMdict event that is a canon event gives it its names first.
     dictionary_events::judge(&mut entities);
     term_duplicates::fold(&mut entities);
+    term_duplicates::fold_same_gloss(&mut entities);
     persons::drop_undated_duplicates(&mut entities);
     works::keep_japanese(&mut entities);
     drop_duplicate_ids(&mut entities);

@@ -10,7 +10,7 @@ use manabi_search::kana;
 use regex::Regex;
 
 use super::cite;
-use super::dates::{Span, parse_range};
+use super::dates::{Date, Span, parse_range};
 use super::jmdict::CHINESE_DYNASTIES;
 use super::jmnedict::NameEntry;
 use super::model::Entity;
@@ -257,15 +257,34 @@ pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
     let mut seen: HashMap<(String, String), usize> = HashMap::new();
     let mut matched_rulers: Vec<u32> = Vec::new();
     let mut undated: Vec<Entity> = Vec::new();
-    let refused = refused_undated();
+    let edits = Edits::load();
     for entry in entries {
         let ruler = entry
             .kanji
             .iter()
             .find_map(|k| by_kanji.get(k.as_str()).copied());
-        let Some(span) = life_span(entry) else {
-            undated.extend(undated_person(entry, &refused));
+        if edits.refused.contains(&entry.seq) {
             continue;
+        }
+        let (entry, edited) = edits.apply(entry);
+        let entry = &entry;
+        let editors = |person: &mut Entity, fields: &[&str]| {
+            if !fields.is_empty() {
+                let record = Some(format!("JMnedict ent_seq {}", entry.seq));
+                person.citations.push(crate::editors::cite(record, fields));
+            }
+        };
+        let Some(span) = edits.span(entry.seq, life_span(entry)) else {
+            if let Some(mut person) = undated_person(entry) {
+                editors(&mut person, &edited);
+                undated.push(person);
+            }
+            continue;
+        };
+        let edited: Vec<&str> = if edits.span(entry.seq, None).is_some() {
+            edited.into_iter().chain(["timespan"]).collect()
+        } else {
+            edited
         };
         if !is_japanese(entry) || (ruler.is_none() && !is_historical(&span)) {
             continue;
@@ -275,6 +294,7 @@ pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
             continue;
         }
         let mut person = person_entity(entry, span);
+        editors(&mut person, &edited);
         if let Some(ruler) = ruler {
             if matched_rulers.contains(&ruler.person_id) {
                 continue;
@@ -329,13 +349,13 @@ pub fn build(entries: &[NameEntry], rulers: &Rulers) -> Vec<Entity> {
 /// and whose gloss places them in a period or era (`Poet of the Heian period, included in
 /// the Ogura Hyakunin Isshu`, `Edo period painter`). The period itself becomes a relation
 /// only when it is one of the canon's (`relations::active_during`); the editors' table
-/// `content/history/undated_persons.tsv` refuses entries whose gloss is wrong (Yamabe no
-/// Akahito was a Nara-period poet; the Hyakunin Isshu poet under 儀同三司 is his mother).
-fn undated_person(entry: &NameEntry, refused: &HashSet<u32>) -> Option<Entity> {
+/// `content/history/persons_editors.tsv` refuses entries whose gloss is wrong (Yamabe no
+/// Akahito was a Nara-period poet; the Hyakunin Isshu poet under 儀同三司 is his mother)
+/// and gives the dates of those whose dates are known (Ono no Takamura 802–853).
+fn undated_person(entry: &NameEntry) -> Option<Entity> {
     static PERIOD_OR_ERA: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"(?i)[a-z][- ](?:period|era)\b").expect("period or era"));
-    if refused.contains(&entry.seq)
-        || !is_japanese(entry)
+    if !is_japanese(entry)
         || roles_of(entry).is_empty()
         || !entry.glosses.iter().any(|g| PERIOD_OR_ERA.is_match(g))
     {
@@ -399,17 +419,91 @@ pub fn name_key(name: &str) -> String {
     match_key(&words.join(" "))
 }
 
-const UNDATED_TABLE: &str = include_str!("../../content/history/undated_persons.tsv");
+const EDITORS_TABLE: &str = include_str!("../../content/history/persons_editors.tsv");
 
-/// The JMnedict sequence numbers the editors refuse as undated persons, each with its
-/// reason in the table.
-fn refused_undated() -> HashSet<u32> {
-    crate::editors::rows(UNDATED_TABLE)
-        .filter_map(|row| match row.as_slice() {
-            [seq, _name, "refused", _reason] => seq.parse().ok(),
-            _ => None,
-        })
-        .collect()
+/// The editors' decisions on JMnedict persons (`content/history/persons_editors.tsv`), each
+/// row with its reason: `refused` (not a person, a duplicate, a wrong gloss), or a
+/// corrected `reading`, `name`, `written` form, `born` or `died` date.
+#[derive(Debug, Default)]
+struct Edits {
+    refused: HashSet<u32>,
+    values: HashMap<(u32, &'static str), &'static str>,
+}
+
+impl Edits {
+    fn load() -> Self {
+        let mut edits = Edits::default();
+        for row in crate::editors::rows(EDITORS_TABLE) {
+            let [seq, _name, decision, value, _reason] = row.as_slice() else {
+                continue;
+            };
+            let Ok(seq) = seq.parse::<u32>() else {
+                continue;
+            };
+            match *decision {
+                "refused" => {
+                    edits.refused.insert(seq);
+                }
+                field => {
+                    edits.values.insert((seq, field), value);
+                }
+            }
+        }
+        edits
+    }
+
+    fn get(&self, seq: u32, field: &str) -> Option<&'static str> {
+        self.values.get(&(seq, field)).copied()
+    }
+
+    /// The entry as the editors corrected it, and the fields they corrected.
+    fn apply(&self, entry: &NameEntry) -> (NameEntry, Vec<&'static str>) {
+        let mut entry = entry.clone();
+        let mut fields = Vec::new();
+        if let Some(reading) = self.get(entry.seq, "reading") {
+            entry.kana = vec![reading.to_string()];
+            fields.push("aliases");
+        }
+        if let Some(written) = self.get(entry.seq, "written") {
+            entry.kanji = vec![written.to_string()];
+            fields.push("aliases");
+        }
+        if let Some(name) = self.get(entry.seq, "name")
+            && let Some(first) = entry.glosses.first_mut()
+        {
+            let old = gloss_name(first).to_string();
+            *first = first.replacen(&old, name, 1);
+            fields.push("canonical_name");
+        }
+        (entry, fields)
+    }
+
+    /// The life span with the editors' dates in place of JMnedict's.
+    fn span(&self, seq: u32, span: Option<Span>) -> Option<Span> {
+        let date = |field: &str| self.get(seq, field).and_then(parse_edit_date);
+        let (born, died) = (date("born"), date("died"));
+        if born.is_none() && died.is_none() {
+            return span;
+        }
+        let mut span = span.unwrap_or_default();
+        span.start = born.or(span.start);
+        span.end = died.or(span.end);
+        Some(span)
+    }
+}
+
+/// `1712-01-28` or `880`.
+fn parse_edit_date(text: &str) -> Option<Date> {
+    let mut parts = text.split('-');
+    let year = parts.next()?.parse().ok()?;
+    let month = parts.next().and_then(|m| m.parse().ok());
+    let day = parts.next().and_then(|d| d.parse().ok());
+    Some(Date {
+        year,
+        month,
+        day,
+        approximate: false,
+    })
 }
 
 /// An imperial prince's name without the titles JMnedict writes into it: 智仁親王
@@ -568,7 +662,7 @@ fn role_phrase(person: &Entity) -> String {
 
 fn person_summary(person: &Entity) -> String {
     if person.span.start.is_none() && person.span.end.is_none() {
-        return format!("Japanese {}, dates unknown", role_phrase(person));
+        return format!("Japanese {}", role_phrase(person));
     }
     format!(
         "Japanese {} ({})",
@@ -593,7 +687,7 @@ fn person_sentence(person: &Entity) -> String {
         (None, Some(d)) => format!(", who died {}", d.display()),
         (None, None) => {
             return format!(
-                "{}{written} was a Japanese {}; JMnedict gives no dates.",
+                "{}{written} was a Japanese {}.",
                 person.name,
                 role_phrase(person)
             );
@@ -669,7 +763,7 @@ mod tests {
             "no role (Masuda), no period (Yamada), refused by the editors (Yamabe)"
         );
         assert!(persons[1].aliases.iter().any(|a| a.text == "東洲斎写楽"));
-        assert_eq!(persons[0].summary, "Japanese poet, dates unknown");
+        assert_eq!(persons[0].summary, "Japanese poet");
         assert!(persons[0].span.start.is_none() && !persons[0].gloss.is_empty());
     }
 

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use manabi_schemas::Relation;
 use manabi_schemas::history::{EraCourt, HistoryType};
 
+use super::canon_entity::{Edge, known_year_in};
 use super::dates::Date;
 use super::model::Entity;
 use super::romaji::match_key;
@@ -315,7 +316,11 @@ impl<'a> Graph<'a> {
         for person in self.of(HistoryType::Person) {
             let Some((born, died)) = person.span.years() else {
                 // The canon's persons have their own rule (`canon-year-in-period`).
-                let known = person.span.start.or(person.span.end).map(|d| d.year);
+                let (known, edge_year) = match (person.span.start, person.span.end) {
+                    (Some(birth), _) => (Some(birth.year), Edge::Last),
+                    (None, Some(death)) => (Some(death.year), Edge::First),
+                    (None, None) => (None, Edge::None),
+                };
                 let known = known.filter(|_| !person.canon);
                 if known.is_none() {
                     // Rule `gloss-names-period` for an undated person: the canon period
@@ -330,7 +335,13 @@ impl<'a> Graph<'a> {
                     }
                 }
                 for period in &periods {
-                    if known.is_some_and(|year| within(period, year)) {
+                    let inside = |year: i32| {
+                        period
+                            .span
+                            .years()
+                            .is_some_and(|(from, to)| known_year_in(year, edge_year, from, to))
+                    };
+                    if known.is_some_and(inside) {
                         self.relations.push(edge(
                             person,
                             period,

@@ -32,11 +32,28 @@ impl Rulers {
     }
 
     /// The ruler of an era, allowing a year's difference between calendars.
+    /// The emperor who proclaimed an era: sanmiao's ruler of the era when his reign
+    /// includes the era's first year (give or take the year a calendar conversion moves
+    /// it); else the one monarch whose reign strictly contains that year. sanmiao often
+    /// names the emperor on the throne when an era ended: Kōmyō for Kenmu (1334), which
+    /// Go-Daigo proclaimed two years before Kōmyō's accession; Go-Yōzei for Tenshō (1573),
+    /// proclaimed under Ōgimachi.
     pub fn of_era(&self, kanji: &str, start_year: i32) -> Option<&Ruler> {
-        [start_year, start_year - 1, start_year + 1]
+        let given = [start_year, start_year - 1, start_year + 1]
             .into_iter()
             .find_map(|year| self.era_rulers.get(&(kanji.to_string(), year)))
             .and_then(|id| self.by_id(*id))
+            .filter(|r| r.reign_start - 1 <= start_year && start_year <= r.reign_end + 1);
+        given.or_else(|| {
+            let mut reigning = self
+                .rulers
+                .iter()
+                .filter(|r| r.reign_start < start_year && start_year < r.reign_end);
+            match (reigning.next(), reigning.next()) {
+                (Some(only), None) => Some(only),
+                _ => None,
+            }
+        })
     }
 }
 

@@ -2,7 +2,9 @@
 //! `term-names-event`): its gloss names the event (`日清` "First Sino-Japanese war
 //! (1894-1895)", `アジア太平洋戦争` "Asia-Pacific War (…)") in its first part. The term is not a second
 //! entity: its written forms and readings become aliases of the event, its citation joins
-//! the event's, and the term leaves.
+//! the event's, and the term leaves. Two JMdict terms with the same gloss (民事訴訟法, 民訴
+//! and 民訴法 "Civil Proceedings Act"; 全学共闘会議 and its abbreviation 全共闘) are one
+//! entity the same way (rule `same-gloss-terms`): the first entry keeps the others' forms.
 
 use std::collections::HashMap;
 
@@ -10,6 +12,7 @@ use manabi_schemas::history::{AliasScript, HistoryType};
 
 use super::model::Entity;
 use super::romaji::match_key;
+use super::works;
 
 /// The `;`-separated parts of a gloss without their brackets: `First Sino-Japanese war
 /// (1894-1895)` → `First Sino-Japanese war`.
@@ -63,10 +66,36 @@ pub fn fold(entities: &mut Vec<Entity>) -> Vec<(String, String)> {
             folds.push((index, target));
         }
     }
+    apply(entities, &folds)
+}
+
+/// Folds every JMdict term whose gloss is the same text as an earlier term's into that
+/// term; returns the folded (term id, kept id) pairs. Works are folded by their title
+/// (`works::fold_same_title`).
+pub fn fold_same_gloss(entities: &mut Vec<Entity>) -> Vec<(String, String)> {
+    let mut first: HashMap<String, usize> = HashMap::new();
+    let mut folds: Vec<(usize, usize)> = Vec::new();
+    for (index, term) in entities.iter().enumerate() {
+        if term.kind != HistoryType::Term || term.gloss.is_empty() || works::is_work(term) {
+            continue;
+        }
+        match first.get(&term.gloss) {
+            Some(&kept) => folds.push((index, kept)),
+            None => {
+                first.insert(term.gloss.clone(), index);
+            }
+        }
+    }
+    apply(entities, &folds)
+}
+
+/// Moves each folded entity's written forms, readings and citations to its target and
+/// removes it.
+fn apply(entities: &mut Vec<Entity>, folds: &[(usize, usize)]) -> Vec<(String, String)> {
     let mut folded = Vec::new();
-    for &(term, target) in &folds {
-        let (aliases, citations, term_id) = {
-            let t = &entities[term];
+    for &(from, target) in folds {
+        let (aliases, citations, from_id) = {
+            let t = &entities[from];
             (t.aliases.clone(), t.citations.clone(), t.id.clone())
         };
         let target_entity = &mut entities[target];
@@ -74,9 +103,9 @@ pub fn fold(entities: &mut Vec<Entity>) -> Vec<(String, String)> {
             target_entity.add_alias(&alias.text);
         }
         target_entity.citations.extend(citations);
-        folded.push((term_id, target_entity.id.clone()));
+        folded.push((from_id, target_entity.id.clone()));
     }
-    let gone: Vec<usize> = folds.iter().map(|(term, _)| *term).collect();
+    let gone: Vec<usize> = folds.iter().map(|(from, _)| *from).collect();
     let mut index = 0;
     entities.retain(|_| {
         let keep = !gone.contains(&index);
@@ -126,5 +155,24 @@ mod tests {
         );
         assert_eq!(entities.len(), 2);
         assert!(entities[0].aliases.iter().any(|a| a.text == "にっしん"));
+    }
+
+    #[test]
+    fn terms_with_one_gloss_are_one_term() {
+        let term = |id: &str, form: &str, gloss: &str| {
+            let mut t = Entity::new(id.into(), HistoryType::Term, form.into());
+            t.add_alias(form);
+            t.gloss = gloss.into();
+            t
+        };
+        let mut entities = vec![
+            term("a", "民事訴訟法", "(Japanese) Civil Proceedings Act (1890)"),
+            term("b", "民訴", "(Japanese) Civil Proceedings Act (1890)"),
+            term("c", "刑法", "criminal law"),
+        ];
+        let folded = fold_same_gloss(&mut entities);
+        assert_eq!(folded, [("b".to_string(), "a".to_string())]);
+        assert_eq!(entities.len(), 2);
+        assert!(entities[0].aliases.iter().any(|a| a.text == "民訴"));
     }
 }

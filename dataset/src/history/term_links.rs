@@ -181,7 +181,7 @@ impl<T: Copy> PeriodNames<T> {
 static DATED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?:\(|\b(?:in|from|between|to|ca\.?|c\.|approx\.)\s+|,\s+)(\d{3,4})(?:\s*CE)?",
-        r"(?:\s*(?:-|–|and)\s*(\d{1,4})(?:\s*CE)?)?",
+        r"(?:\s*(?:-|–|and|to)\s*(\d{1,4})(?:\s*CE)?)?",
         r"(?:[)\];:,]|\s+CE\b|\s*$|\s+(?:and|to|by|at|in|on|as|when|under|with|after|before)\b)",
         // A bracket that opens with a year and a word: `(1913 novel by Mori Ōgai)`.
         r"|\((\d{4})\s+[a-z]"
@@ -190,10 +190,16 @@ static DATED: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The years a gloss dates its sense by, as a half-open span `[from, to)`: a single year
-/// `in 1940` is `(1940, 1941)`; a range `(1939-1947)` is `(1939, 1947)` and `1904-5` is
-/// `(1904, 1905)`. The first date in the gloss counts; `None` when there is none.
+/// `in 1940` is `(1940, 1941)`; a range `(1939-1947)` is `(1939, 1948)` and `1904-5` is
+/// `(1904, 1906)`. The first date in the gloss counts, except one that ends or changes the
+/// thing (`abolished in 1947`, `revised in 1926`); `None` when there is none.
 pub fn dated_in(gloss: &str) -> Option<(i32, i32)> {
-    let captures = DATED.captures(gloss)?;
+    let captures = DATED.captures_iter(gloss).find(|c| {
+        let before = gloss[..c.get(0).map_or(0, |m| m.start())].trim_end();
+        !["abolished", "revised", "dissolved", "became"]
+            .iter()
+            .any(|word| before.ends_with(word))
+    })?;
     let from: i32 = captures
         .get(1)
         .or_else(|| captures.get(3))?
@@ -213,7 +219,7 @@ pub fn dated_in(gloss: &str) -> Option<(i32, i32)> {
             if end <= from {
                 return None;
             }
-            end
+            end + 1
         }
     };
     Some((from, to))
@@ -329,16 +335,16 @@ mod tests {
         );
         assert_eq!(
             dated_in("peerage (in Japan, 1868-1946); nobility"),
-            Some((1868, 1946))
+            Some((1868, 1947))
         );
-        assert_eq!(dated_in("Russo-Japanese War (1904-5)"), Some((1904, 1905)));
+        assert_eq!(dated_in("Russo-Japanese War (1904-5)"), Some((1904, 1906)));
         assert_eq!(
             dated_in("campaign against the treaty (1959-60, 1970)"),
-            Some((1959, 1960))
+            Some((1959, 1961))
         );
         assert_eq!(
             dated_in("elementary school (operated in Japan between 1941 and 1947)"),
-            Some((1941, 1947))
+            Some((1941, 1948))
         );
         assert_eq!(
             dated_in("Japan's first coinage (dating to 683 CE, but perhaps never in circulation)"),

@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use manabi_schemas::history::HistoryType;
+use manabi_schemas::history::{AliasScript, HistoryType};
 use regex::Regex;
 
 use super::cite;
@@ -19,7 +19,7 @@ use super::dates::{Date, Span};
 use super::jmdict::DATED_TERM_YEAR_MAX;
 use super::jmnedict::NameEntry;
 use super::model::Entity;
-use super::persons::{gloss_name, name_key};
+use super::persons::name_key;
 use super::romaji::{kana_to_romaji, match_key, slug};
 use super::term_links::dated_in;
 
@@ -64,10 +64,33 @@ pub fn build(entries: &[NameEntry]) -> Vec<Entity> {
         .collect()
 }
 
+/// The English title of a gloss: the text before its first bracket.
+fn title_of(gloss: &str) -> &str {
+    gloss
+        .split('(')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .trim_end_matches(',')
+        .trim()
+}
+
+/// A reading with its iteration marks written out: こゝろ → こころ.
+fn without_iteration_marks(reading: &str) -> String {
+    let mut out = String::new();
+    for c in reading.chars() {
+        match (c, out.chars().last()) {
+            ('ゝ' | 'ヽ', Some(previous)) => out.push(previous),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 fn work_entity(entry: &NameEntry) -> Option<Entity> {
     let title = entry.kanji.first().or(entry.kana.first())?;
     let reading = entry.kana.first()?;
-    let id_name = slug(&kana_to_romaji(reading));
+    let id_name = slug(&kana_to_romaji(&without_iteration_marks(reading)));
     if id_name.is_empty() {
         return None;
     }
@@ -79,8 +102,11 @@ fn work_entity(entry: &NameEntry) -> Option<Entity> {
     for form in entry.kanji.iter().chain(&entry.kana) {
         work.add_alias(form);
     }
-    for gloss in &entry.glosses {
-        work.add_alias(gloss_name(gloss));
+    // An English title, not a description (`historical text purported to have been …`),
+    // and whole: `Run, Melos!` is not cut at its comma.
+    let titles = entry.glosses.iter().map(|g| title_of(g));
+    for title in titles.filter(|t| t.chars().next().is_some_and(char::is_uppercase)) {
+        work.add_alias(title);
     }
     work.gloss = entry.glosses.join("; ");
     if let Some((from, to)) = dated_in(&work.gloss).filter(|(_, to)| to - 1 <= DATED_TERM_YEAR_MAX)
@@ -142,16 +168,34 @@ impl Authors {
         Authors { by_key }
     }
 
-    /// The ids of the persons a gloss names: runs of one to three capitalised words whose
-    /// key is one person's (a one-word name only when long enough).
+    /// The ids of the persons a gloss names as its author: runs of one to three capitalised
+    /// words whose key is one person's (a one-word name only when long enough), after `by`
+    /// or opening a bracket (`(Inbe no Hironari, 807 CE)`). A name in any other place is
+    /// the work's subject (`chronicle of the Taira-no-Masakado Rebellion`).
     pub fn named_in(&self, gloss: &str) -> Vec<String> {
-        let words: Vec<&str> = gloss
-            .split(|c: char| !(c.is_alphabetic() || c == '\''))
-            .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("no"))
-            .collect();
+        let mut words: Vec<&str> = Vec::new();
+        let mut author_at: Vec<bool> = Vec::new();
+        let mut opens = true;
+        let mut after_by = false;
+        for token in gloss.split_inclusive(|c: char| !(c.is_alphabetic() || c == '\'')) {
+            let word = token.trim_end_matches(|c: char| !(c.is_alphabetic() || c == '\''));
+            let separator = &token[word.len()..];
+            if !word.is_empty() && !word.eq_ignore_ascii_case("no") {
+                words.push(word);
+                author_at.push(opens || after_by);
+                after_by = word.eq_ignore_ascii_case("by");
+                opens = false;
+            }
+            if separator.contains('(') {
+                opens = true;
+            }
+        }
         let mut found: Vec<String> = Vec::new();
         for width in (1..=3).rev() {
-            for window in words.windows(width) {
+            for (start, window) in words.windows(width).enumerate() {
+                if !author_at[start] {
+                    continue;
+                }
                 let capitalised = window
                     .iter()
                     .all(|w| w.chars().next().is_some_and(char::is_uppercase));
@@ -226,7 +270,7 @@ fn fold_same_title(entities: &mut Vec<Entity>) {
         if !is_work(&entities[index]) {
             continue;
         }
-        let title = match_key(gloss_name(&entities[index].gloss));
+        let title = match_key(title_of(&entities[index].gloss));
         if title.is_empty() {
             continue;
         }
@@ -234,7 +278,13 @@ fn fold_same_title(entities: &mut Vec<Entity>) {
             Some(&kept) => {
                 let duplicate = entities[index].clone();
                 let kept = &mut entities[kept];
-                for alias in &duplicate.aliases {
+                // The written forms and readings; the English of the duplicate's gloss may
+                // misspell the title (`The Tale of Kanjaku`).
+                let forms = duplicate
+                    .aliases
+                    .iter()
+                    .filter(|a| a.script != AliasScript::Romaji);
+                for alias in forms {
                     kept.add_alias(&alias.text);
                 }
                 kept.citations.extend(duplicate.citations);
