@@ -12,6 +12,17 @@ pub fn rows(table: &'static str) -> impl Iterator<Item = Vec<&'static str>> {
     table.lines().skip(1).map(|line| line.split('\t').collect())
 }
 
+/// The record numbers an editors' table refuses: the rows `seq, name, refused, reason`
+/// (the history tables of JMdict terms and JMnedict works).
+pub fn refused_records(table: &'static str) -> std::collections::HashSet<u32> {
+    rows(table)
+        .filter_map(|row| match row.as_slice() {
+            [seq, _name, "refused", _reason] => seq.parse().ok(),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A citation of the manabi editors for the given fields.
 pub fn cite(record_id: Option<String>, fields: &[&str]) -> Citation {
     Citation {

@@ -236,9 +236,17 @@ pub fn relations(canon: &Canon) -> Vec<Relation> {
             let basis = format!("canon: {}", relation.basis);
             pair(from, &relation.to, &relation.kind, basis);
         }
+        // A province lies in a prefecture only when it lies in no other: Mutsu spans five
+        // prefectures and is not "located in" Miyagi (rule `canon-prefectures`).
+        let no_prefectures = Vec::new();
+        let one_prefecture = if record.prefectures.len() == 1 {
+            &record.prefectures
+        } else {
+            &no_prefectures
+        };
         let derived = [
             (&record.scope, "canon-scope"),
-            (&record.prefectures, "canon-prefectures"),
+            (one_prefecture, "canon-prefectures"),
         ];
         for (targets, basis) in derived {
             for to in targets {

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::cite;
 use super::dates::{Date, Span};
 use super::model::Entity;
-use super::romaji::slug;
+use super::romaji::{kana_to_romaji, slug};
 use super::rulers::Rulers;
 
 pub const CALENDAR: &str = "proleptic Gregorian (japanera day dates)";
@@ -210,11 +210,16 @@ fn era_entity(
     let english = cldr_names
         .and_then(|n| n.get("en"))
         .map(|n| strip_years(n).to_string());
-    let name = english.clone().unwrap_or_else(|| row.romaji.clone());
+    let reading = readings.get(&row.kanji);
+    // Without a CLDR name, Hepburn with macrons from jeraconv's kana (至徳 Shitoku, 応安 Ōan),
+    // not japanera's own spelling (`Sitoku`, `Ouan`), which stays an alias.
+    let name = english.clone().unwrap_or_else(|| match reading {
+        Some((kana, _)) => capitalize(&with_macrons(&kana_to_romaji(kana))),
+        None => row.romaji.clone(),
+    });
     let id = format!("history-era-{}-{}", slug(&name), row.start.year);
     let mut entity = Entity::new(id, HistoryType::Era, name);
     entity.add_alias(&row.kanji);
-    let reading = readings.get(&row.kanji);
     if let Some((kana, romaji)) = reading {
         entity.add_alias(kana);
         entity.add_alias(&capitalize(romaji));
@@ -325,4 +330,13 @@ fn era_sentence(entity: &Entity, row: &EraRow) -> String {
         entity.name,
         court_phrase(row.court)
     )
+}
+
+/// Hepburn long vowels with macrons: `ou`, `oo` → `ō`, `uu` → `ū` (an era name's kana
+/// reading romanised: おうあん `ouan` → `ōan`).
+fn with_macrons(romaji: &str) -> String {
+    romaji
+        .replace("ou", "ō")
+        .replace("oo", "ō")
+        .replace("uu", "ū")
 }

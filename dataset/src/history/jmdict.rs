@@ -5,7 +5,7 @@
 //! The entries come from the crate's one JMdict reader ([`crate::sources::jmdict`]); of
 //! their glosses, only the English ones are used here.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use manabi_schemas::history::HistoryType;
@@ -170,24 +170,15 @@ pub fn is_history(entry: &Entry) -> bool {
 
 const TERMS_TABLE: &str = include_str!("../../content/history/dictionary_terms.tsv");
 
-/// The JMdict entries the editors refuse as history (`content/history/dictionary_terms.tsv`,
-/// each with its reason): a gloss with wrong dates (華族 1868–1946), a present-day
-/// organisation, a sense that is not the word's main one.
-fn refused_terms() -> HashSet<u32> {
-    crate::editors::rows(TERMS_TABLE)
-        .filter_map(|row| match row.as_slice() {
-            [seq, _headword, "refused", _reason] => seq.parse().ok(),
-            _ => None,
-        })
-        .collect()
-}
-
 /// Builds entities from the kept entries. Periods and events that JMdict lists under more
 /// than one entry with the same English name and years are merged.
 pub fn build(entries: &[Entry]) -> Vec<Entity> {
     let mut entities: Vec<Entity> = Vec::new();
     let mut merged: HashMap<(String, String), usize> = HashMap::new();
-    let refused = refused_terms();
+    // The entries the editors refuse (`content/history/dictionary_terms.tsv`, each with its
+    // reason): a gloss with wrong dates (華族 1868–1946), a present-day organisation, a
+    // sense that is not the word's main one.
+    let refused = crate::editors::refused_records(TERMS_TABLE);
     for entry in entries.iter().filter(|e| !refused.contains(&e.seq)) {
         let Some((kind, sense)) = classify(entry) else {
             continue;

@@ -17,7 +17,8 @@ use super::model::Entity;
 use super::romaji::{match_key, slug, spells};
 use super::rulers::{Ruler, Rulers};
 
-pub const CALENDAR: &str = "as given by JMnedict: Julian before 1582-10-15, Gregorian after";
+pub const CALENDAR: &str =
+    "as given by JMnedict: years only before 1873, Gregorian day dates from 1873";
 
 /// The year of the JMnedict edition read (2020-05-29): a death recorded in it lies in or
 /// before this year, and any later year is a garbled gloss.
@@ -173,8 +174,28 @@ pub fn is_historical(span: &Span) -> bool {
     }
 }
 
+/// The first year of the Gregorian calendar in Japan (Meiji 6, 1873).
+pub const GREGORIAN_FROM_YEAR: i32 = 1873;
+
+/// The life span a gloss gives. A JMnedict day date before [`GREGORIAN_FROM_YEAR`] is
+/// sometimes the lunisolar date written as if it were Western (Sugiyama Matsusuke died on
+/// Genji 1.6.6, which JMnedict gives as 1864-06-06; it is 9 July), so only its year is kept.
 fn life_span(entry: &NameEntry) -> Option<Span> {
-    entry.glosses.iter().find_map(|g| parse_range(g))
+    let span = entry.glosses.iter().find_map(|g| parse_range(g))?;
+    let year_only = |date: Option<Date>| {
+        date.map(|d| match d.year < GREGORIAN_FROM_YEAR {
+            true => Date {
+                month: None,
+                day: None,
+                ..d
+            },
+            false => d,
+        })
+    };
+    Some(Span {
+        start: year_only(span.start),
+        end: year_only(span.end),
+    })
 }
 
 fn roles_of(entry: &NameEntry) -> Vec<&'static str> {

@@ -18,8 +18,11 @@ pub const PEERS_PER_PERSON_MAX: usize = 5;
 /// The age from which a person counts as active in a period (`lifespan-overlaps-period`):
 /// a child of three is not "active during" the Taishō period.
 pub const ACTIVE_AGE_MIN: i32 = 15;
-/// Least overlap of two lifespans, in years, for `contemporary-of`.
+/// Least overlap of two adult lives, in years, for `contemporary-of`.
 pub const CONTEMPORARY_OVERLAP_YEARS_MIN: i32 = 10;
+/// The age from which two lives count as overlapping for `contemporary-of`: Hokusai, who
+/// was sixteen when Ike no Taiga died, was not his contemporary as a painter.
+pub const CONTEMPORARY_AGE_MIN: i32 = 20;
 
 /// Historical clans: romaji surname and kanji surname, both must match (rule `clan-surname`).
 pub const CLANS: &[(&str, &str)] = &[
@@ -352,6 +355,11 @@ impl<'a> Graph<'a> {
                 }
                 continue;
             };
+            // A foreign person's life is not a life in Japan's periods (Edward Morse was a
+            // zoologist in America in the Edo period); the canon states their relevance.
+            if person.tags.iter().any(|t| t == "foreign") {
+                continue;
+            }
             for period in &periods {
                 let Some((from, to)) = period.span.years() else {
                     continue;
@@ -672,10 +680,11 @@ fn within(period: &Entity, year: i32) -> bool {
         .is_some_and(|(from, to)| from <= year && year <= to)
 }
 
+/// The years two adult lives (from [`CONTEMPORARY_AGE_MIN`]) share.
 fn overlap_years(a: &Entity, b: &Entity) -> Option<i32> {
     let (a_from, a_to) = a.span.years()?;
     let (b_from, b_to) = b.span.years()?;
-    Some(a_to.min(b_to) - a_from.max(b_from))
+    Some(a_to.min(b_to) - (a_from + CONTEMPORARY_AGE_MIN).max(b_from + CONTEMPORARY_AGE_MIN))
 }
 
 fn overlaps_days(a: &Entity, b: &Entity) -> bool {

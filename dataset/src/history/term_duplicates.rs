@@ -2,9 +2,11 @@
 //! `term-names-event`): its gloss names the event (`日清` "First Sino-Japanese war
 //! (1894-1895)", `アジア太平洋戦争` "Asia-Pacific War (…)") in its first part. The term is not a second
 //! entity: its written forms and readings become aliases of the event, its citation joins
-//! the event's, and the term leaves. Two JMdict terms with the same gloss (民事訴訟法, 民訴
-//! and 民訴法 "Civil Proceedings Act"; 全学共闘会議 and its abbreviation 全共闘) are one
-//! entity the same way (rule `same-gloss-terms`): the first entry keeps the others' forms.
+//! the event's, and the term leaves. An era's JMdict headword (明治 "Meiji era
+//! (1868.9.8-1912.7.30)") folds into the era the same way. Two JMdict terms with the same
+//! gloss, one of them the other shortened (民事訴訟法, 民訴 and 民訴法 "Civil Proceedings
+//! Act"; 全学共闘会議 and 全共闘), are one entity (rule `same-gloss-terms`): the first entry
+//! keeps the others' forms. Different words glossed alike (宮中, 雲居 "imperial court") stay.
 
 use std::collections::HashMap;
 
@@ -37,6 +39,12 @@ fn gloss_names(gloss: &str) -> impl Iterator<Item = String> + '_ {
 pub fn fold(entities: &mut Vec<Entity>) -> Vec<(String, String)> {
     let mut by_name: HashMap<String, usize> = HashMap::new();
     for (index, entity) in entities.iter().enumerate() {
+        if entity.kind == HistoryType::Era {
+            by_name
+                .entry(match_key(&format!("{} era", entity.name)))
+                .or_insert(index);
+            continue;
+        }
         if !matches!(entity.kind, HistoryType::Event | HistoryType::Period) {
             continue;
         }
@@ -80,13 +88,32 @@ pub fn fold_same_gloss(entities: &mut Vec<Entity>) -> Vec<(String, String)> {
             continue;
         }
         match first.get(&term.gloss) {
-            Some(&kept) => folds.push((index, kept)),
+            Some(&kept) if abbreviates(&entities[kept].name, &term.name) => {
+                folds.push((index, kept))
+            }
+            Some(_) => {}
             None => {
                 first.insert(term.gloss.clone(), index);
             }
         }
     }
     apply(entities, &folds)
+}
+
+/// True when one headword is the other shortened: its characters appear in order in the
+/// other (民訴 in 民事訴訟法, 全共闘 in 全学共闘会議, 横穴 in 横穴墓). Two different words
+/// that JMdict glosses alike (宮中 and 雲居 "imperial court") are not one term.
+fn abbreviates(a: &str, b: &str) -> bool {
+    let subsequence = |short: &str, long: &str| {
+        let mut rest = long.chars();
+        short.chars().all(|c| rest.any(|l| l == c))
+    };
+    let (short, long) = if a.chars().count() <= b.chars().count() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    subsequence(short, long)
 }
 
 /// Moves each folded entity's written forms, readings and citations to its target and
@@ -169,10 +196,11 @@ mod tests {
             term("a", "民事訴訟法", "(Japanese) Civil Proceedings Act (1890)"),
             term("b", "民訴", "(Japanese) Civil Proceedings Act (1890)"),
             term("c", "刑法", "criminal law"),
+            term("d", "雲居", "(Japanese) Civil Proceedings Act (1890)"),
         ];
         let folded = fold_same_gloss(&mut entities);
         assert_eq!(folded, [("b".to_string(), "a".to_string())]);
-        assert_eq!(entities.len(), 2);
+        assert_eq!(entities.len(), 3, "雲居 is not 民事訴訟法 shortened");
         assert!(entities[0].aliases.iter().any(|a| a.text == "民訴"));
     }
 }

@@ -42,20 +42,11 @@ static JAPANESE_PLACE: LazyLock<Regex> = LazyLock::new(|| {
 
 const TABLE: &str = include_str!("../../content/history/dictionary_works.tsv");
 
-fn refused() -> HashSet<u32> {
-    crate::editors::rows(TABLE)
-        .filter_map(|row| match row.as_slice() {
-            [seq, _title, "refused", _reason] => seq.parse().ok(),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The candidate works: every JMnedict work with a Japanese title that is not a film,
 /// series, song or magazine and that the editors do not refuse. Which are Japanese
 /// history is decided by [`keep_japanese`] once the persons are known.
 pub fn build(entries: &[NameEntry]) -> Vec<Entity> {
-    let refused = refused();
+    let refused = crate::editors::refused_records(TABLE);
     entries
         .iter()
         .filter(|e| !refused.contains(&e.seq))
