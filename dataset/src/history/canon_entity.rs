@@ -282,7 +282,11 @@ fn active_during(canon: &Canon) -> Vec<Relation> {
         .collect();
     let mut out = Vec::new();
     for person in canon.records.iter().filter(|r| r.table == Table::Person) {
-        if person.start.is_some() && person.end.is_some() {
+        // A foreign person's floruit is the year of their part in Japan's history (Edward
+        // Morse 1877); their life is not placed in Japan's periods otherwise.
+        let foreign = person.foreign.is_some();
+        if person.start.is_some() && person.end.is_some() && !(foreign && person.floruit.is_some())
+        {
             continue;
         }
         let (year, edge_year) = match (person.floruit, person.end, person.start) {

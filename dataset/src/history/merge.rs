@@ -118,7 +118,9 @@ fn same_name_and_dates(entity: &Entity, canon: &[Entity]) -> Option<usize> {
         let same_life = c.kind == HistoryType::Person
             && c.span.years().is_some()
             && c.span.years() == entity.span.years()
-            && kana_forms(c).iter().any(|k| kana_forms(entity).contains(k));
+            && kana_forms(c)
+                .iter()
+                .any(|k| kana_forms(entity).iter().any(|g| same_reading(k, g)));
         let shared = same_life || forms(c).iter().any(|f| generated_forms.contains(f));
         let dates_agree = match c.kind {
             HistoryType::Person | HistoryType::Event => {
@@ -129,6 +131,17 @@ fn same_name_and_dates(entity: &Entity, canon: &[Entity]) -> Option<usize> {
         };
         c.kind == entity.kind && shared && dates_agree
     })
+}
+
+/// Two readings of one name, spaces and the particle の aside (みなもとの よりとも and
+/// JMnedict's みなもとよりとも for 源の頼朝, both 1147–1199).
+fn same_reading(a: &str, b: &str) -> bool {
+    let bare = |s: &str| {
+        s.chars()
+            .filter(|c| *c != ' ' && *c != 'の')
+            .collect::<String>()
+    };
+    bare(a) == bare(b)
 }
 
 fn kana_forms(entity: &Entity) -> Vec<&str> {

@@ -9,6 +9,7 @@ use manabi_schemas::history::{EraCourt, HistoryType};
 use super::canon_entity::{Edge, known_year_in};
 use super::dates::Date;
 use super::model::Entity;
+use super::persons::GREGORIAN_FROM_YEAR;
 use super::romaji::match_key;
 use super::term_links::{PeriodNames, dated_in, key_terms_in};
 use super::works;
@@ -137,6 +138,13 @@ impl<'a> Graph<'a> {
     fn era_order(&mut self) {
         for eras in self.eras_by_court().into_values() {
             for window in eras.windows(2) {
+                // Not across a gap: the Northern Court's Shōkyō (1332–1333) and Ryakuō
+                // (1338) have Kenmu, kept once in another line, between them.
+                let end = window[0].span.end.map(|d| d.year);
+                let start = window[1].span.start.map(|d| d.year);
+                if end.zip(start).is_some_and(|(end, start)| start > end + 1) {
+                    continue;
+                }
                 self.pair(window[0], window[1], "precedes", "follows", "era-order");
             }
         }
@@ -288,7 +296,13 @@ impl<'a> Graph<'a> {
     /// Rules `birth-in-era` and `death-in-era`.
     fn life_eras(&mut self) {
         let courts = self.eras_by_court();
-        for person in self.of(HistoryType::Person) {
+        // A foreign person's birth is not dated by Japan's eras (MacArthur was not "born
+        // in the Meiji era" in any sense a learner needs).
+        let persons = self.of(HistoryType::Person);
+        for person in persons
+            .into_iter()
+            .filter(|p| !p.tags.iter().any(|t| t == "foreign"))
+        {
             if let Some(birth) = person.span.start {
                 for era in eras_containing(&courts, birth) {
                     self.relations
@@ -714,13 +728,26 @@ pub fn eras_containing<'a>(
             }));
             continue;
         }
+        // A year before 1873 is a Japanese-calendar year, which may end in January or
+        // February of the next Western year: Kenreimon'in died in the last month of 1213,
+        // after Kenryaku had become Kenpō (January 1214), so that year names no one era.
+        let last_year = match date.year < GREGORIAN_FROM_YEAR {
+            true => date.year + 1,
+            false => date.year,
+        };
         let in_year: Vec<&Entity> = eras
             .iter()
             .copied()
             .filter(|era| {
                 let start = era.span.start.map(|d| d.year).unwrap_or(i32::MAX);
                 let end = era.span.end.map(|d| d.year).unwrap_or(i32::MAX);
-                start <= date.year && date.year <= end
+                let early_next_year = |year: i32| {
+                    era.span
+                        .start
+                        .is_some_and(|d| d.year == year && d.month.is_none_or(|m| m <= 2))
+                };
+                (start <= date.year && date.year <= end)
+                    || (last_year > date.year && early_next_year(last_year))
             })
             .collect();
         if let [only] = in_year.as_slice() {
