@@ -379,10 +379,23 @@ fn sense_forms(entry: &Entry, sense_index: usize) -> (Vec<&str>, Vec<&str>) {
     } else {
         entry.kanji.iter().map(|k| k.text.as_str()).collect()
     };
+    // A reading of the sense's written forms: not one JMdict restricts to other forms
+    // (ぶんぼちょう is 蚊母鳥's, not 夜鷹's), nor a kana-only name (ヨタカ, the bird) when
+    // the sense is restricted to written forms.
     let readings: Vec<&str> = if !sense.only_for_readings.is_empty() {
         sense.only_for_readings.iter().map(String::as_str).collect()
     } else {
-        entry.readings.iter().map(|r| r.text.as_str()).collect()
+        let restricted = !sense.only_for_kanji.is_empty();
+        entry
+            .readings
+            .iter()
+            .filter(|r| {
+                r.restrictions.is_empty()
+                    || r.restrictions.iter().any(|k| kanji.contains(&k.as_str()))
+            })
+            .filter(|r| !(restricted && r.no_kanji))
+            .map(|r| r.text.as_str())
+            .collect()
     };
     (kanji, readings)
 }

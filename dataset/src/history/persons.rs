@@ -789,6 +789,22 @@ mod tests {
     }
 
     #[test]
+    fn every_row_of_the_editors_table_is_a_decision_with_its_reason() {
+        for row in crate::editors::rows(EDITORS_TABLE) {
+            let [seq, name, decision, value, reason] = row.as_slice() else {
+                panic!("five columns: {row:?}");
+            };
+            assert!(seq.parse::<u32>().is_ok() && !name.is_empty() && !reason.is_empty());
+            match *decision {
+                "refused" => assert!(value.is_empty(), "{row:?}"),
+                "reading" | "name" | "written" => assert!(!value.is_empty(), "{row:?}"),
+                "born" | "died" => assert!(parse_edit_date(value).is_some(), "{row:?}"),
+                other => panic!("unknown decision {other}"),
+            }
+        }
+    }
+
+    #[test]
     fn an_undated_person_leaves_when_a_dated_one_has_the_name() {
         let dated = build(
             &[entry(

@@ -333,8 +333,10 @@ impl<'a> Graph<'a> {
         for person in self.of(HistoryType::Person) {
             let Some((born, died)) = person.span.years() else {
                 // The canon's persons have their own rule (`canon-year-in-period`).
+                // A birth year alone places no one in a period: Hane Seiichi, born in
+                // 1898, was thirteen when Meiji ended and worked in Shōwa.
                 let (known, edge_year) = match (person.span.start, person.span.end) {
-                    (Some(birth), _) => (Some(birth.year), Edge::Last),
+                    (Some(_), _) => (None, Edge::Last),
                     (None, Some(death)) => (Some(death.year), Edge::First),
                     (None, None) => (None, Edge::None),
                 };
