@@ -117,8 +117,8 @@ fn abbreviates(a: &str, b: &str) -> bool {
 }
 
 /// Moves each folded entity's written forms, readings and citations to its target and
-/// removes it.
-fn apply(entities: &mut Vec<Entity>, folds: &[(usize, usize)]) -> Vec<(String, String)> {
+/// removes it; a target is never itself folded. Shared with `works::fold_same_title`.
+pub(super) fn apply(entities: &mut Vec<Entity>, folds: &[(usize, usize)]) -> Vec<(String, String)> {
     let mut folded = Vec::new();
     for &(from, target) in folds {
         let (aliases, citations, from_id) = {

@@ -8,10 +8,10 @@
 //! works of history, and a work dated before its author was born is left out. The editors' table `content/history/dictionary_works.tsv`
 //! refuses works whose gloss is wrong.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use manabi_schemas::history::{AliasScript, HistoryType};
+use manabi_schemas::history::HistoryType;
 use regex::Regex;
 
 use super::cite;
@@ -21,6 +21,7 @@ use super::jmnedict::NameEntry;
 use super::model::Entity;
 use super::persons::name_key;
 use super::romaji::{kana_to_romaji, match_key, slug};
+use super::term_duplicates;
 use super::term_links::dated_in;
 
 pub const CALENDAR: &str = "Gregorian years as given in JMnedict glosses";
@@ -256,42 +257,22 @@ pub fn keep_japanese(entities: &mut Vec<Entity>) {
 /// are the same when their English titles are.
 fn fold_same_title(entities: &mut Vec<Entity>) {
     let mut first: HashMap<String, usize> = HashMap::new();
-    let mut gone: HashSet<usize> = HashSet::new();
-    for index in 0..entities.len() {
-        if !is_work(&entities[index]) {
-            continue;
-        }
-        let title = match_key(title_of(&entities[index].gloss));
+    let mut folds: Vec<(usize, usize)> = Vec::new();
+    for (index, work) in entities.iter().enumerate().filter(|(_, e)| is_work(e)) {
+        let title = match_key(title_of(&work.gloss));
         if title.is_empty() {
             continue;
         }
         match first.get(&title) {
-            Some(&kept) => {
-                let duplicate = entities[index].clone();
-                let kept = &mut entities[kept];
-                // The written forms and readings; the English of the duplicate's gloss may
-                // misspell the title (`The Tale of Kanjaku`).
-                let forms = duplicate
-                    .aliases
-                    .iter()
-                    .filter(|a| a.script != AliasScript::Romaji);
-                for alias in forms {
-                    kept.add_alias(&alias.text);
-                }
-                kept.citations.extend(duplicate.citations);
-                gone.insert(index);
-            }
+            // The written forms and readings move; the English of the duplicate's gloss may
+            // misspell the title (`The Tale of Kanjaku`).
+            Some(&kept) => folds.push((index, kept)),
             None => {
                 first.insert(title, index);
             }
         }
     }
-    let mut index = 0;
-    entities.retain(|_| {
-        let keep = !gone.contains(&index);
-        index += 1;
-        keep
-    });
+    term_duplicates::apply(entities, &folds);
 }
 
 pub fn is_work(entity: &Entity) -> bool {
