@@ -43,12 +43,69 @@ pub fn artifact(artifact: &Artifact) -> Vec<String> {
             }
         }
     }
+    problems.extend(relation_problems(&history, &artifact.relations));
     let related: HashSet<&str> = artifact.relations.iter().map(|r| r.from.as_str()).collect();
     match canon::load(&canon::content_dir()) {
         Ok(canon) => problems.extend(canon_problems(&canon, &history, &related)),
         Err(error) => problems.push(format!("history canon: {error}")),
     }
     problems.sort();
+    problems
+}
+
+/// Relations the reviews found false, by their rule: a foreign person dated by Japan's
+/// eras or placed in its periods by lifespan; a person known by a birth year alone placed in
+/// a period; an era said to precede another across a gap of more than a year.
+pub fn relation_problems(
+    history: &HashMap<String, Learnable>,
+    relations: &[manabi_schemas::Relation],
+) -> Vec<String> {
+    let years = |id: &str| -> (Option<i32>, Option<i32>) {
+        let Some(LearnableBody::History(detail)) = history.get(id).map(|l| &l.body) else {
+            return (None, None);
+        };
+        let Some(span) = &detail.timespan else {
+            return (None, None);
+        };
+        let year = |date: &Option<HistoricalDate>| {
+            date.as_ref()
+                .and_then(|d| parse_value(d).ok())
+                .map(|d| d.year)
+        };
+        (year(&span.start), year(&span.end))
+    };
+    let foreign = |id: &str| {
+        history
+            .get(id)
+            .is_some_and(|l| l.tags.iter().any(|t| t == "foreign"))
+    };
+    let mut problems = Vec::new();
+    for r in relations.iter().filter(|r| history.contains_key(&r.from)) {
+        let dated_by_life = matches!(r.kind.as_str(), "born-during" | "died-during")
+            || (r.kind == "active-during" && r.basis == "lifespan-overlaps-period");
+        if dated_by_life && foreign(&r.from) {
+            problems.push(format!(
+                "{}: a foreign person {} {} by their life",
+                r.from, r.kind, r.to
+            ));
+        }
+        if r.kind == "active-during"
+            && r.basis == "known-year-in-period"
+            && matches!(years(&r.from), (Some(_), None))
+        {
+            problems.push(format!(
+                "{}: placed in {} by a birth year alone",
+                r.from, r.to
+            ));
+        }
+        if r.kind == "precedes"
+            && r.from.starts_with("history-era-")
+            && let ((_, Some(end)), (Some(start), _)) = (years(&r.from), years(&r.to))
+            && start > end + 1
+        {
+            problems.push(format!("{}: precedes {} across a gap", r.from, r.to));
+        }
+    }
     problems
 }
 
