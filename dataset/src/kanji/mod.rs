@@ -86,16 +86,36 @@ fn load_levels(ctx: &BuildContext) -> anyhow::Result<BTreeMap<char, u8>> {
     Ok(levels)
 }
 
+/// The jōyō and the jinmeiyō sets: the kanji of ordinary writing and of names.
+const JOYO_SET: &str = "JOYO.HEISEI22";
+const JINMEIYO_SET: &str = "JINMEIYO.REIWA8";
+
+fn named_set(sets: &BTreeMap<String, Vec<char>>, name: &str) -> anyhow::Result<BTreeSet<char>> {
+    let chars = sets
+        .get(name)
+        .ok_or_else(|| anyhow::anyhow!("kanji-lists has no {name}"))?;
+    Ok(chars.iter().copied().collect())
+}
+
+/// The jōyō list (as the lists package has it) gives 塡 and 剝 in their traditional shape;
+/// the 2010 list allows 填 and 剥 beside them, and they are what print and keyboards use.
+const JOYO_ALLOWED_FORMS: &str = "填剥";
+
+/// The kanji Japanese writes with today: the jōyō and jinmeiyō kanji. A word's spelling
+/// with any other kanji is a rare one (窗 and 牖 for 窓).
+pub fn common_kanji(ctx: &BuildContext) -> anyhow::Result<BTreeSet<char>> {
+    let sets = lists::parse_kanji_lists(&read(ctx, "kanji_lists", KANJI_LISTS_FILE)?);
+    let mut common = named_set(&sets, JOYO_SET)?;
+    common.extend(named_set(&sets, JINMEIYO_SET)?);
+    common.extend(JOYO_ALLOWED_FORMS.chars());
+    Ok(common)
+}
+
 fn load_lists(ctx: &BuildContext, sources: &mut KanjiSources) -> anyhow::Result<()> {
     let sets = lists::parse_kanji_lists(&read(ctx, "kanji_lists", KANJI_LISTS_FILE)?);
-    let set = |name: &str| -> anyhow::Result<BTreeSet<char>> {
-        let chars = sets
-            .get(name)
-            .ok_or_else(|| anyhow::anyhow!("kanji-lists has no {name}"))?;
-        Ok(chars.iter().copied().collect())
-    };
-    sources.joyo = set("JOYO.HEISEI22")?;
-    sources.jinmeiyo = set("JINMEIYO.REIWA8")?;
+    let set = |name: &str| named_set(&sets, name);
+    sources.joyo = set(JOYO_SET)?;
+    sources.jinmeiyo = set(JINMEIYO_SET)?;
     for grade in 1..=6u8 {
         for kanji in set(&format!("KYOIKU.REIWA2.GRADE{grade}"))? {
             sources.kyoiku.insert(kanji, grade);

@@ -118,6 +118,10 @@ pub fn apply(
         }
         word.word = decision.written.clone();
         word.reading = decision.reading.clone();
+        // The decision names the word; the list's English no longer chooses among its
+        // homophones (it is often what was wrong: せっけん glossed "economy", 節倹, for
+        // the N5 word soap).
+        word.meanings.clear();
         word.decided_by = Some(decision.line);
         applied.push((decision.list.clone(), decision.row_id, decision.line));
     }

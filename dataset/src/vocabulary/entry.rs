@@ -1,6 +1,6 @@
 //! The fields of a vocabulary entry that come from its JMdict entry alone.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use manabi_schemas::WritingForm;
 use manabi_schemas::vocabulary::{Conjugation, Keigo, Sense, VocabularyReading};
@@ -42,21 +42,25 @@ pub struct Forms {
 }
 
 impl Forms {
-    pub fn new(entry: &Entry, headwords: &[String]) -> Self {
+    /// `common` is the set of kanji of ordinary writing ([`crate::kanji::common_kanji`]).
+    pub fn new(entry: &Entry, headwords: &[String], common: &BTreeSet<char>) -> Self {
         // Irregular and outdated spellings are not shown, nor ateji nobody writes (燐寸
-        // for マッチ, 鳥渡 for ちょっと: JMdict gives them no priority).
+        // for マッチ, 鳥渡 for ちょっと: JMdict gives them no priority), nor rare kanji
+        // spellings beside an ordinary one (窗 and 牖 for 窓).
+        let listed = |k: &&jmdict::KanjiElement| !hidden(&k.info) && !unwritten_ateji(k);
+        let ordinary_exists = entry
+            .kanji
+            .iter()
+            .filter(listed)
+            .any(|k| !rare_kanji(&k.text, common));
         let shown_kanji: Vec<&str> = entry
             .kanji
             .iter()
-            .filter(|k| !hidden(&k.info) && !unwritten_ateji(k))
+            .filter(listed)
+            .filter(|k| !(ordinary_exists && k.priority.is_empty() && rare_kanji(&k.text, common)))
             .map(|k| k.text.as_str())
             .collect();
-        let shown_readings: Vec<&str> = entry
-            .readings
-            .iter()
-            .filter(|r| !hidden(&r.info))
-            .map(|r| r.text.as_str())
-            .collect();
+        let shown_readings: Vec<&str> = shown_readings(entry).map(|r| r.text.as_str()).collect();
         let all_forms: Vec<&str> = entry
             .kanji
             .iter()
@@ -87,6 +91,17 @@ impl Forms {
             .or_else(|| shown_kanji.first().map(|k| (*k).to_owned()))
             .or_else(|| entry.readings.first().map(|r| r.text.clone()))
             .unwrap_or_default();
+        // A word usually written in kana is labelled in kana when its spelling needs a
+        // kanji outside ordinary writing: みすぼらしい, not 見窄らしい; またがる, not 跨がる.
+        let usually_kana = entry
+            .english_senses()
+            .next()
+            .is_some_and(|s| s.misc.iter().any(|m| m == "uk"));
+        let label = if usually_kana && rare_kanji(&label, common) {
+            reading_of(entry, &label)
+        } else {
+            label
+        };
         let mut kanji: Vec<String> = Vec::new();
         if !is_kana(&label) {
             kanji.push(label.clone());
@@ -113,9 +128,46 @@ impl Forms {
     }
 }
 
+/// The readings a learner is shown: not the irregular or out-dated kana JMdict marks
+/// (ときより for 時折), nor an old spelling with full-size kana where the entry has the
+/// small ones (シヤッター beside シャッター).
+fn shown_readings(entry: &Entry) -> impl Iterator<Item = &jmdict::ReadingElement> {
+    entry.readings.iter().filter(|r| {
+        !hidden(&r.info)
+            && !entry
+                .readings
+                .iter()
+                .any(|other| other.text != r.text && spelled_full_size(&r.text, &other.text))
+    })
+}
+
+/// Whether `old` is `modern` written with full-size や, ゆ, よ or つ where `modern` has
+/// small ones (the spelling before 1946). Not the small vowels: ウイスキー and スイッチ are
+/// the standard spellings beside ウィスキー and スィッチ.
+fn spelled_full_size(old: &str, modern: &str) -> bool {
+    const SMALL: &str = "ゃゅょっャュョッ";
+    const FULL: &str = "やゆよつヤユヨツ";
+    let full_size = |c: char| {
+        SMALL
+            .chars()
+            .position(|small| small == c)
+            .and_then(|at| FULL.chars().nth(at))
+            .unwrap_or(c)
+    };
+    old.chars().count() == modern.chars().count()
+        && old.chars().map(full_size).eq(modern.chars().map(full_size))
+        && old.chars().filter(|c| SMALL.contains(*c)).count()
+            < modern.chars().filter(|c| SMALL.contains(*c)).count()
+}
+
 fn hidden(info: &[String]) -> bool {
     info.iter()
         .any(|tag| HIDDEN_FORM_TAGS.contains(&tag.as_str()))
+}
+
+/// Whether `text` is written with a kanji outside the jōyō and jinmeiyō sets.
+fn rare_kanji(text: &str, common: &BTreeSet<char>) -> bool {
+    text.chars().any(|c| is_kanji(c) && !common.contains(&c))
 }
 
 /// An ateji spelling JMdict gives no priority: not how the word is written.
@@ -149,9 +201,7 @@ fn reading_of(entry: &Entry, label: &str) -> String {
 
 /// Every reading with its romaji, restrictions and commonness.
 pub fn readings(entry: &Entry) -> Vec<VocabularyReading> {
-    entry
-        .readings
-        .iter()
+    shown_readings(entry)
         .map(|r| VocabularyReading {
             text: r.text.clone(),
             romaji: to_romaji(&r.text),
@@ -177,7 +227,8 @@ pub fn conjugation(
     for pos in &senses.first()?.pos {
         if pos == "vs" {
             let (written, read) = (format!("{label}する"), format!("{reading}する"));
-            return Some(conjugation::table(&written, &read, Class::Suru));
+            let table = conjugation::table(&written, &read, Class::Suru);
+            return Some(without_unused_forms(table, &written, &read, SURU_UNUSED));
         }
         let Some(class) = Class::from_jmdict(pos, reading) else {
             continue;
@@ -187,9 +238,42 @@ pub fn conjugation(
             Class::Kuru => label.ends_with("来る") || label.ends_with("くる"),
             _ => label.chars().last() == reading.chars().last(),
         };
-        return same_ending.then(|| conjugation::table(label, reading, class));
+        return same_ending.then(|| {
+            let table = conjugation::table(label, reading, class);
+            without_unused_forms(table, label, reading, VERB_UNUSED)
+        });
     }
     None
+}
+
+/// The editors' non-volitional verbs (無意志動詞): verb, reading and why (絶える: a line
+/// dies out, nobody dies out at will).
+const NON_VOLITIONAL: &str = include_str!("../../content/nonvolitional.tsv");
+/// The forms a non-volitional verb is not taught with: 絶えられる, 絶えよう, 絶えろ. The
+/// passive stays, as the adversity passive is in use (雨に降られる).
+const VERB_UNUSED: &[&str] = &["potential", "volitional", "imperative"];
+/// A non-volitional noun + する has no passive either (連続される, 発生される).
+const SURU_UNUSED: &[&str] = &["potential", "passive", "volitional", "imperative"];
+
+/// Whether the editors list the verb written `verb` and read `reading` as non-volitional.
+pub fn non_volitional(verb: &str, reading: &str) -> bool {
+    crate::editors::rows(NON_VOLITIONAL)
+        .any(|columns| columns.first() == Some(&verb) && columns.get(1) == Some(&reading))
+}
+
+/// `table` without the forms a non-volitional verb is not used in (`unused`).
+fn without_unused_forms(
+    mut table: Conjugation,
+    verb: &str,
+    reading: &str,
+    unused: &[&str],
+) -> Conjugation {
+    if non_volitional(verb, reading) {
+        table
+            .forms
+            .retain(|form| !unused.contains(&form.form.as_str()));
+    }
+    table
 }
 
 /// The English senses, with parts of speech carried over from the previous sense when a
@@ -389,6 +473,44 @@ mod tests {
     }
 
     #[test]
+    fn a_non_volitional_verb_has_no_potential_volitional_or_imperative() {
+        let senses = [Sense {
+            pos: vec!["v1".to_owned(), "vi".to_owned()],
+            glosses: vec!["to die out".to_owned()],
+            misc: Vec::new(),
+            fields: Vec::new(),
+            info: Vec::new(),
+            see_also: Vec::new(),
+            antonyms: Vec::new(),
+        }];
+        let reading = |text: &str| VocabularyReading {
+            text: text.to_owned(),
+            romaji: to_romaji(text),
+            applies_to: Vec::new(),
+            is_common: true,
+        };
+        let names = |label: &str, read: &str| -> Vec<String> {
+            conjugation(label, &[reading(read)], &senses)
+                .expect("a table")
+                .forms
+                .into_iter()
+                .map(|f| f.form)
+                .collect()
+        };
+        let dies_out = names("絶える", "たえる");
+        assert!(dies_out.contains(&"passive".to_owned()));
+        for unused in VERB_UNUSED {
+            assert!(!dies_out.iter().any(|f| f == unused), "{unused}");
+        }
+        assert!(names("食べる", "たべる").contains(&"potential".to_owned()));
+        for line in NON_VOLITIONAL.lines().skip(1) {
+            let columns: Vec<&str> = line.split('\t').collect();
+            assert_eq!(columns.len(), 3, "{line}");
+            assert!(columns.iter().all(|c| !c.trim().is_empty()), "{line}");
+        }
+    }
+
+    #[test]
     fn a_noun_the_editors_refused_suru_loses_its_table_and_tag() {
         let sense = |pos: &[&str]| Sense {
             pos: pos.iter().map(|p| p.to_string()).collect(),
@@ -423,7 +545,7 @@ mod tests {
     #[test]
     fn the_headword_is_the_label_and_irregular_forms_are_hidden() {
         let entry = excerpt_entry(1283190);
-        let forms = Forms::new(&entry, &["高い".to_owned()]);
+        let forms = Forms::new(&entry, &["高い".to_owned()], &"高価".chars().collect());
         assert_eq!(forms.label, "高い");
         assert_eq!(forms.reading, "たかい");
         let texts: Vec<&str> = forms
@@ -437,9 +559,22 @@ mod tests {
     }
 
     #[test]
+    fn old_full_size_kana_spellings_are_not_shown() {
+        assert!(spelled_full_size("シヤッター", "シャッター"));
+        assert!(spelled_full_size("きつぷ", "きっぷ"));
+        assert!(!spelled_full_size("シャッター", "シヤッター"));
+        assert!(!spelled_full_size("シャッタ", "シャッター"));
+        assert!(!spelled_full_size("ウイスキー", "ウィスキー"));
+    }
+
+    #[test]
     fn a_kana_headword_labels_a_word_usually_written_in_kana() {
         let entry = excerpt_entry(1584640);
-        let forms = Forms::new(&entry, &["あさって".to_owned()]);
+        let forms = Forms::new(
+            &entry,
+            &["あさって".to_owned()],
+            &"明後日".chars().collect(),
+        );
         assert_eq!(forms.label, "あさって");
         assert_eq!(forms.reading, "あさって");
         assert_eq!(forms.kanji, ["明後日"]);

@@ -131,7 +131,7 @@ pub fn build_reported(ctx: &BuildContext) -> anyhow::Result<(Part, Report)> {
     let graded = sources.graded(matches.by_entry, &beginners, &selection);
     let drafts = graded
         .iter()
-        .map(|graded| Draft::new(graded, &sources.dictionaries))
+        .map(|graded| Draft::new(graded, &sources.dictionaries, &sources.common_kanji))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let examples = choose_examples(&graded, &drafts, &sources.corpus, &sources.tokenizer)?;
     let mut part = Part::default();
@@ -155,6 +155,8 @@ struct Sources {
     frequencies: WordFrequencies,
     /// The beginner core's words no list grades (`core_ungraded.tsv`).
     ungraded: Vec<UngradedWord>,
+    /// The jōyō and jinmeiyō kanji: spellings with others are rare ones.
+    common_kanji: BTreeSet<char>,
 }
 
 impl Sources {
@@ -196,6 +198,7 @@ impl Sources {
             tokenizer,
             frequencies,
             ungraded,
+            common_kanji: crate::kanji::common_kanji(ctx)?,
         })
     }
 
@@ -383,8 +386,12 @@ struct Draft {
 }
 
 impl Draft {
-    fn new(graded: &Graded, dictionaries: &AccentDictionaries) -> anyhow::Result<Self> {
-        let forms = Forms::new(graded.entry, &graded.headwords());
+    fn new(
+        graded: &Graded,
+        dictionaries: &AccentDictionaries,
+        common_kanji: &BTreeSet<char>,
+    ) -> anyhow::Result<Self> {
+        let forms = Forms::new(graded.entry, &graded.headwords(), common_kanji);
         let senses =
             entry::without_refused_suru(entry::senses(graded.entry), &forms.label, &forms.reading);
         let query = Query {
