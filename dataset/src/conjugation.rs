@@ -472,7 +472,10 @@ fn pattern_tail(pattern: &str) -> Option<String> {
 /// negative. `None` when the pattern ends in a particle, a noun, an adverb or a slot.
 pub fn pattern_forms(pattern: &str) -> Option<Vec<String>> {
     let tail = pattern_tail(pattern)?;
-    if NOT_INFLECTING.iter().any(|word| tail == *word) {
+    // A slot named in English (`i-adjective + です`) is no word to inflect by rule.
+    if NOT_INFLECTING.iter().any(|word| tail == *word)
+        || tail.chars().any(|c| c.is_ascii_alphabetic())
+    {
         return None;
     }
     let pick = |class: Class, names: &[&str]| -> Vec<String> {
@@ -889,6 +892,7 @@ mod tests {
             "〜まい",
             "たちまち",
             "甚だ",
+            "i-adjective + です",
         ] {
             assert_eq!(pattern_forms(pattern), None, "{pattern}");
         }

@@ -17,6 +17,7 @@ use crate::kanji::levels::REASON_TAGS;
 use crate::kanji::similar::JLPT_WITH_SIMILAR_PERCENT_MIN;
 use crate::sources::tatoeba::english_runs_on;
 use crate::vocabulary::core::{self, CoreWord};
+use crate::vocabulary::entry;
 use crate::vocabulary::frequency::{self, COVERAGE_PERCENT_MIN, FREQUENT_TAG};
 use crate::vocabulary::same_sentence;
 use manabi_artifact::Artifact;
@@ -39,6 +40,7 @@ pub fn levels(artifact: &Artifact) -> LevelQuality {
     let parsed = kanji_and_words(artifact);
     kanji_headlines(&parsed, &mut quality);
     example_sentences(&parsed, &mut quality);
+    vocabulary_forms(&parsed, &mut quality);
     let boundaries = crate::boundary::measure(artifact);
     quality.figures.extend(boundaries.figures);
     quality.problems.extend(boundaries.problems);
@@ -142,6 +144,94 @@ fn example_sentences(learnables: &[Learnable], quality: &mut LevelQuality) {
     quality
         .figures
         .insert("vocabulary_examples_repeated".to_string(), repeated);
+}
+
+/// The forms a word shows (docs/vocabulary.md, step 4): no kana spelling with a full-size
+/// や, ゆ, よ or つ beside the small one (シヤッター beside シャッター), among the writing
+/// forms or the readings (figure `vocabulary_forms_full_size_kana`); and no word JMdict
+/// marks as usually written in kana labelled with a kanji outside the jōyō and jinmeiyō
+/// sets (見窄らしい for みすぼらしい: figure `vocabulary_usually_kana_rare_label`); and
+/// every row of the editors' non-volitional verbs names one word's conjugation table
+/// (figure `nonvolitional_rows_unmatched`).
+fn vocabulary_forms(learnables: &[Learnable], quality: &mut LevelQuality) {
+    let mut common: BTreeSet<char> = learnables
+        .iter()
+        .filter_map(|l| match &l.body {
+            LearnableBody::Kanji(kanji)
+                if matches!(kanji.list.as_deref(), Some("joyo" | "jinmeiyo")) =>
+            {
+                kanji.literal.chars().next()
+            }
+            _ => None,
+        })
+        .collect();
+    common.extend(crate::kanji::JOYO_ALLOWED_FORMS.chars());
+    let (mut full_size, mut rare_label) = (0, 0);
+    let mut tables: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut readings_with_tables: BTreeSet<&str> = BTreeSet::new();
+    for learnable in learnables {
+        let LearnableBody::Vocabulary(detail) = &learnable.body else {
+            continue;
+        };
+        let dictionary_form = detail.conjugation.as_ref().and_then(|c| c.forms.first());
+        if let Some(form) = dictionary_form {
+            readings_with_tables.insert(form.reading.as_str());
+            *tables
+                .entry((form.written.as_str(), form.reading.as_str()))
+                .or_default() += 1;
+        }
+        let forms: Vec<&str> = learnable
+            .writing_forms
+            .iter()
+            .map(|f| f.text.as_str())
+            .chain(detail.readings.iter().map(|r| r.text.as_str()))
+            .collect();
+        for old in &forms {
+            if let Some(modern) = forms.iter().find(|m| entry::spelled_full_size(old, m)) {
+                full_size += 1;
+                quality.problems.push(format!(
+                    "{}: shows the old spelling {old} beside {modern}",
+                    learnable.id
+                ));
+            }
+        }
+        let usually_kana = detail
+            .senses
+            .first()
+            .is_some_and(|s| s.misc.iter().any(|m| m == "uk"));
+        let label = learnable.label.as_deref().unwrap_or_default();
+        if usually_kana && entry::rare_kanji(label, &common) {
+            rare_label += 1;
+            quality.problems.push(format!(
+                "{}: usually written in kana, labelled {label}",
+                learnable.id
+            ));
+        }
+    }
+    // Each of the editors' non-volitional verbs is one word's table: a row that names two
+    // (homophones written alike) does not say which it means, and one that names none
+    // while a verb of its reading has a table was left behind by a changed label (軋む,
+    // now labelled きしむ). An artifact without the verb at all (a fixture) is no problem.
+    let mut rows_unmatched = 0;
+    for (verb, reading) in entry::non_volitional_verbs() {
+        let tables_named = tables.get(&(verb, reading)).copied().unwrap_or(0);
+        let left_behind = tables_named == 0 && readings_with_tables.contains(reading);
+        if tables_named > 1 || left_behind {
+            rows_unmatched += 1;
+            quality.problems.push(format!(
+                "nonvolitional.tsv: {verb} ({reading}) names {tables_named} conjugation tables, not one"
+            ));
+        }
+    }
+    quality
+        .figures
+        .insert("nonvolitional_rows_unmatched".to_string(), rows_unmatched);
+    quality
+        .figures
+        .insert("vocabulary_forms_full_size_kana".to_string(), full_size);
+    quality
+        .figures
+        .insert("vocabulary_usually_kana_rare_label".to_string(), rare_label);
 }
 
 fn has_form(summary: &LearnableSummary, text: &str) -> bool {

@@ -99,7 +99,7 @@ fn named_set(sets: &BTreeMap<String, Vec<char>>, name: &str) -> anyhow::Result<B
 
 /// The jōyō list (as the lists package has it) gives 塡 and 剝 in their traditional shape;
 /// the 2010 list allows 填 and 剥 beside them, and they are what print and keyboards use.
-const JOYO_ALLOWED_FORMS: &str = "填剥";
+pub const JOYO_ALLOWED_FORMS: &str = "填剥";
 
 /// The kanji Japanese writes with today: the jōyō and jinmeiyō kanji. A word's spelling
 /// with any other kanji is a rare one (窗 and 牖 for 窓).

@@ -139,6 +139,65 @@ pub fn give_away(question: &Question) -> Option<String> {
     alone.then(|| format!("the answer is the only choice in {answer}"))
 }
 
+/// Why a meaning or role question has a second right answer, or none to reason about:
+/// a choice sharing a content word with the answer (`(political) power; authority`
+/// beside `administration; political power`, `physician, scholar` beside `physician,
+/// scientist`), or an answer that only repeats the word asked about (大言海 "known in
+/// English as 大言海": a title whose gloss is its name).
+pub fn ambiguous(question: &Question) -> Option<String> {
+    if !matches!(
+        question.kind,
+        QuestionKind::MeaningChoice | QuestionKind::RoleChoice
+    ) {
+        return None;
+    }
+    if let Some(word) = markup::links(&question.prompt).next()
+        && question.answer.contains(word.text)
+    {
+        return Some(format!("the answer repeats {}", word.text));
+    }
+    let answer_words = content_words(&question.answer);
+    question
+        .choices
+        .iter()
+        .filter(|c| **c != question.answer)
+        .find_map(|choice| {
+            let shared = content_words(choice)
+                .into_iter()
+                .find(|w| answer_words.contains(w))?;
+            Some(format!(
+                "choice “{choice}” shares “{shared}” with the answer"
+            ))
+        })
+}
+
+/// The lower-cased words of an English meaning or role that carry its sense (three
+/// letters or more, not a function word): `to put (something) on` → put, something.
+pub fn content_words(text: &str) -> BTreeSet<String> {
+    const FUNCTION_WORDS: [&str; 16] = [
+        "the",
+        "and",
+        "for",
+        "one",
+        "one's",
+        "someone",
+        "something",
+        "with",
+        "from",
+        "into",
+        "that",
+        "this",
+        "who",
+        "not",
+        "etc",
+        "e.g",
+    ];
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .map(str::to_lowercase)
+        .filter(|w| w.chars().count() >= 3 && !FUNCTION_WORDS.contains(&w.as_str()))
+        .collect()
+}
+
 /// The word a reading question shows when it shows kana beside its kanji (決ま**り**,
 /// 組**み**込**む**): a reading choice without those kana cannot be its reading.
 fn shown_word(question: &Question) -> Option<String> {
@@ -192,7 +251,7 @@ pub fn lesson(lesson: &Lesson, exists: &dyn Fn(&str) -> bool) -> Vec<String> {
                 question.id
             ));
         }
-        if let Some(reason) = give_away(question) {
+        if let Some(reason) = give_away(question).or_else(|| ambiguous(question)) {
             problems.push(format!("lesson {id} {}: {reason}", question.id));
         }
         if !exists(&question.learnable) {

@@ -208,16 +208,21 @@ fn blank(sentence: &str, word: &str) -> Option<String> {
     (!word.is_empty() && sentence.contains(word)).then(|| sentence.replacen(word, BLANK, 1))
 }
 
-fn meaning_draft(learnable: &Learnable, name: &str) -> Draft {
-    let shown = link(&learnable.id, &items::label(learnable));
+/// None when the meaning only repeats the word (a title glossed by its own name).
+fn meaning_draft(learnable: &Learnable, name: &str) -> Option<Draft> {
+    let label = items::label(learnable);
+    let shown = link(&learnable.id, &label);
     let answer = items::meaning(learnable);
-    Draft {
+    if answer.contains(&label) {
+        return None;
+    }
+    Some(Draft {
         kind: QuestionKind::MeaningChoice,
         prompt: format!("What does {shown} mean?"),
         explanation: format!("{shown} is {name} meaning “{answer}”."),
         answer,
         show: show_meaning,
-    }
+    })
 }
 
 fn reading_draft(learnable: &Learnable) -> Option<Draft> {
@@ -391,12 +396,12 @@ fn drafts(learnable: &Learnable, turn: usize) -> Vec<Draft> {
     match &learnable.body {
         LearnableBody::Vocabulary(_) => {
             found.extend(cloze_draft(learnable));
-            found.push(meaning_draft(learnable, "a word"));
+            found.extend(meaning_draft(learnable, "a word"));
             found.extend(reading_draft(learnable));
         }
         LearnableBody::Kanji(_) => {
             found.push(kanji_draft(learnable));
-            found.push(meaning_draft(learnable, "a kanji"));
+            found.extend(meaning_draft(learnable, "a kanji"));
             found.extend(reading_draft(learnable));
         }
         LearnableBody::Grammar(_) => {
@@ -405,7 +410,7 @@ fn drafts(learnable: &Learnable, turn: usize) -> Vec<Draft> {
         }
         LearnableBody::Character(_) => found.extend(kana_draft(learnable, turn)),
         LearnableBody::Radical(_) => {
-            found.push(meaning_draft(learnable, "a radical"));
+            found.extend(meaning_draft(learnable, "a radical"));
             found.extend(reading_draft(learnable));
         }
         LearnableBody::History(detail) => {
@@ -416,7 +421,7 @@ fn drafts(learnable: &Learnable, turn: usize) -> Vec<Draft> {
                 detail.history_type,
                 HistoryType::Person | HistoryType::Place
             ) {
-                found.push(meaning_draft(learnable, "known in English as"));
+                found.extend(meaning_draft(learnable, "known in English as"));
             }
             found.extend(reading_draft(learnable));
             found.extend(date_draft(learnable, detail.history_type));
@@ -447,10 +452,22 @@ pub fn question(
     let target_answer = (draft.show)(learnable);
     // An entry that shares the answer with the target (a second kana read "ji", a
     // homonym) would be a second correct choice, so it may not be a distractor.
+    // So would a meaning or a role sharing a word with the answer (`check::ambiguous`).
+    let answer_words = match draft.kind {
+        QuestionKind::MeaningChoice | QuestionKind::RoleChoice => {
+            check::content_words(&draft.answer)
+        }
+        _ => Default::default(),
+    };
     let clashes = |candidate: &Learnable| {
         (draft.show)(candidate) == target_answer
             || items::meaning(candidate) == items::meaning(learnable)
             || items::reading(candidate).is_some_and(|r| Some(r) == items::reading(learnable))
+            || (draft.show)(candidate).is_some_and(|shown| {
+                check::content_words(&shown)
+                    .iter()
+                    .any(|w| answer_words.contains(w))
+            })
     };
     // The word a reading question shows, when its kana must be in every choice.
     let label = items::label(learnable);

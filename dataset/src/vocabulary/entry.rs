@@ -39,6 +39,8 @@ pub struct Forms {
     /// The reading of the label.
     pub reading: String,
     pub writing_forms: Vec<WritingForm>,
+    /// Kanji forms JMdict gives no priority in this entry (see [`Forms::without`]).
+    pub unranked: Vec<String>,
 }
 
 impl Forms {
@@ -119,7 +121,14 @@ impl Forms {
                 text,
             })
             .collect();
+        let unranked = entry
+            .kanji
+            .iter()
+            .filter(|k| k.priority.is_empty())
+            .map(|k| k.text.clone())
+            .collect();
         Self {
+            unranked,
             label,
             kanji,
             reading,
@@ -137,16 +146,18 @@ fn shown_readings(entry: &Entry) -> impl Iterator<Item = &jmdict::ReadingElement
             && !entry
                 .readings
                 .iter()
-                .any(|other| other.text != r.text && spelled_full_size(&r.text, &other.text))
+                .any(|other| !hidden(&other.info) && spelled_full_size(&r.text, &other.text))
     })
 }
 
-/// Whether `old` is `modern` written with full-size や, ゆ, よ or つ where `modern` has
-/// small ones (the spelling before 1946). Not the small vowels: ウイスキー and スイッチ are
-/// the standard spellings beside ウィスキー and スィッチ.
-fn spelled_full_size(old: &str, modern: &str) -> bool {
-    const SMALL: &str = "ゃゅょっャュョッ";
-    const FULL: &str = "やゆよつヤユヨツ";
+/// Whether `old` is the katakana `modern` written with full-size ヤ, ユ, ヨ or ツ where
+/// `modern` has small ones: the loanword spelling before 1946 (シヤッター). Only
+/// katakana: native words are spelled with full-size kana on purpose (ちやほや, かつて
+/// beside the variants ちゃほや, かって), and the small vowels are standard both ways
+/// (ウイスキー beside ウィスキー).
+pub fn spelled_full_size(old: &str, modern: &str) -> bool {
+    const SMALL: &str = "ャュョッ";
+    const FULL: &str = "ヤユヨツ";
     let full_size = |c: char| {
         SMALL
             .chars()
@@ -154,10 +165,36 @@ fn spelled_full_size(old: &str, modern: &str) -> bool {
             .and_then(|at| FULL.chars().nth(at))
             .unwrap_or(c)
     };
-    old.chars().count() == modern.chars().count()
+    let katakana = |text: &str| {
+        text.chars()
+            .all(|c| ('ァ'..='ヺ').contains(&c) || c == 'ー')
+    };
+    katakana(old)
+        && old.chars().count() == modern.chars().count()
         && old.chars().map(full_size).eq(modern.chars().map(full_size))
         && old.chars().filter(|c| SMALL.contains(*c)).count()
             < modern.chars().filter(|c| SMALL.contains(*c)).count()
+}
+
+impl Forms {
+    /// The forms without the kanji spellings `is_other_word` names, when JMdict gives them
+    /// no priority here and they are not the label: a spelling that is another word's
+    /// headword reads as that word (先 shown for さっき reads さき; 前 shown for 先 さき
+    /// reads まえ).
+    pub fn without(&mut self, is_other_word: impl Fn(&str) -> bool) {
+        let dropped = |text: &str| {
+            text != self.label && self.unranked.iter().any(|u| u == text) && is_other_word(text)
+        };
+        let kept: Vec<String> = self.kanji.iter().filter(|k| !dropped(k)).cloned().collect();
+        let forms: Vec<WritingForm> = self
+            .writing_forms
+            .iter()
+            .filter(|f| !dropped(&f.text))
+            .cloned()
+            .collect();
+        self.kanji = kept;
+        self.writing_forms = forms;
+    }
 }
 
 fn hidden(info: &[String]) -> bool {
@@ -166,7 +203,7 @@ fn hidden(info: &[String]) -> bool {
 }
 
 /// Whether `text` is written with a kanji outside the jōyō and jinmeiyō sets.
-fn rare_kanji(text: &str, common: &BTreeSet<char>) -> bool {
+pub fn rare_kanji(text: &str, common: &BTreeSet<char>) -> bool {
     text.chars().any(|c| is_kanji(c) && !common.contains(&c))
 }
 
@@ -255,10 +292,15 @@ const VERB_UNUSED: &[&str] = &["potential", "volitional", "imperative"];
 /// A non-volitional noun + する has no passive either (連続される, 発生される).
 const SURU_UNUSED: &[&str] = &["potential", "passive", "volitional", "imperative"];
 
+/// The editors' non-volitional verbs: (verb, reading) of each row.
+pub fn non_volitional_verbs() -> impl Iterator<Item = (&'static str, &'static str)> {
+    crate::editors::rows(NON_VOLITIONAL)
+        .filter_map(|columns| Some((*columns.first()?, *columns.get(1)?)))
+}
+
 /// Whether the editors list the verb written `verb` and read `reading` as non-volitional.
 pub fn non_volitional(verb: &str, reading: &str) -> bool {
-    crate::editors::rows(NON_VOLITIONAL)
-        .any(|columns| columns.first() == Some(&verb) && columns.get(1) == Some(&reading))
+    non_volitional_verbs().any(|row| row == (verb, reading))
 }
 
 /// `table` without the forms a non-volitional verb is not used in (`unused`).
@@ -561,7 +603,11 @@ mod tests {
     #[test]
     fn old_full_size_kana_spellings_are_not_shown() {
         assert!(spelled_full_size("シヤッター", "シャッター"));
-        assert!(spelled_full_size("きつぷ", "きっぷ"));
+        assert!(
+            !spelled_full_size("かつて", "かって"),
+            "native words keep full-size kana"
+        );
+        assert!(!spelled_full_size("ちやほや", "ちゃほや"));
         assert!(!spelled_full_size("シャッター", "シヤッター"));
         assert!(!spelled_full_size("シャッタ", "シャッター"));
         assert!(!spelled_full_size("ウイスキー", "ウィスキー"));

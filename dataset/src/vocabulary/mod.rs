@@ -129,10 +129,17 @@ pub fn build_reported(ctx: &BuildContext) -> anyhow::Result<(Part, Report)> {
         frequent_counts: frequency::counts(&selection),
     };
     let graded = sources.graded(matches.by_entry, &beginners, &selection);
-    let drafts = graded
+    let mut drafts = graded
         .iter()
         .map(|graded| Draft::new(graded, &sources.dictionaries, &sources.common_kanji))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let labels: BTreeSet<String> = drafts.iter().map(|d| d.forms.label.clone()).collect();
+    for draft in &mut drafts {
+        let own = draft.forms.label.clone();
+        draft
+            .forms
+            .without(|text| text != own && labels.contains(text));
+    }
     let examples = choose_examples(&graded, &drafts, &sources.corpus, &sources.tokenizer)?;
     let mut part = Part::default();
     let targets = XrefTargets::new(&graded);
