@@ -29,6 +29,13 @@ pub struct LevelQuality {
     pub problems: Vec<String>,
 }
 
+impl LevelQuality {
+    /// Records the figure `name` for `stats --json`.
+    fn figure(&mut self, name: &str, value: usize) {
+        self.figures.insert(name.to_string(), value);
+    }
+}
+
 /// Measures the artifact against the level rules.
 pub fn levels(artifact: &Artifact) -> LevelQuality {
     let mut quality = LevelQuality::default();
@@ -82,12 +89,8 @@ fn kanji_headlines(learnables: &[Learnable], quality: &mut LevelQuality) {
             ));
         }
     }
-    quality
-        .figures
-        .insert("kanji_headline_reordered".to_string(), reordered);
-    quality
-        .figures
-        .insert("kanji_headline_off_rule".to_string(), off);
+    quality.figure("kanji_headline_reordered", reordered);
+    quality.figure("kanji_headline_off_rule", off);
 }
 
 /// The kanji and vocabulary entries of the artifact, parsed once for the checks that read
@@ -138,12 +141,8 @@ fn example_sentences(learnables: &[Learnable], quality: &mut LevelQuality) {
             }
         }
     }
-    quality
-        .figures
-        .insert("vocabulary_examples_english_run_on".to_string(), run_on);
-    quality
-        .figures
-        .insert("vocabulary_examples_repeated".to_string(), repeated);
+    quality.figure("vocabulary_examples_english_run_on", run_on);
+    quality.figure("vocabulary_examples_repeated", repeated);
 }
 
 /// The forms a word shows (docs/vocabulary.md, step 4): no kana spelling with a full-size
@@ -198,7 +197,7 @@ fn vocabulary_forms(learnables: &[Learnable], quality: &mut LevelQuality) {
         let usually_kana = detail
             .senses
             .first()
-            .is_some_and(|s| s.misc.iter().any(|m| m == "uk"));
+            .is_some_and(|s| entry::marks_usually_kana(&s.misc));
         let label = learnable.label.as_deref().unwrap_or_default();
         if usually_kana && entry::rare_kanji(label, &common) {
             rare_label += 1;
@@ -223,15 +222,9 @@ fn vocabulary_forms(learnables: &[Learnable], quality: &mut LevelQuality) {
             ));
         }
     }
-    quality
-        .figures
-        .insert("nonvolitional_rows_unmatched".to_string(), rows_unmatched);
-    quality
-        .figures
-        .insert("vocabulary_forms_full_size_kana".to_string(), full_size);
-    quality
-        .figures
-        .insert("vocabulary_usually_kana_rare_label".to_string(), rare_label);
+    quality.figure("nonvolitional_rows_unmatched", rows_unmatched);
+    quality.figure("vocabulary_forms_full_size_kana", full_size);
+    quality.figure("vocabulary_usually_kana_rare_label", rare_label);
 }
 
 fn has_form(summary: &LearnableSummary, text: &str) -> bool {

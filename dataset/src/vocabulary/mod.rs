@@ -399,8 +399,11 @@ impl Draft {
         common_kanji: &BTreeSet<char>,
     ) -> anyhow::Result<Self> {
         let forms = Forms::new(graded.entry, &graded.headwords(), common_kanji);
-        let senses =
-            entry::without_refused_suru(entry::senses(graded.entry), &forms.label, &forms.reading);
+        let senses = entry::without_refused_suru(
+            entry::senses_of(graded.entry, &forms.label, &forms.reading),
+            &forms.label,
+            &forms.reading,
+        );
         let query = Query {
             kanji_forms: &forms.kanji,
             reading: &forms.reading,
