@@ -148,23 +148,20 @@ fn example_sentences(learnables: &[Learnable], quality: &mut LevelQuality) {
 /// The forms a word shows (docs/vocabulary.md, step 4): no kana spelling with a full-size
 /// や, ゆ, よ or つ beside the small one (シヤッター beside シャッター), among the writing
 /// forms or the readings (figure `vocabulary_forms_full_size_kana`); and no word JMdict
-/// marks as usually written in kana labelled with a kanji outside the jōyō and jinmeiyō
-/// sets (見窄らしい for みすぼらしい: figure `vocabulary_usually_kana_rare_label`); and
+/// marks as usually written in kana labelled with a kanji outside the jōyō list (見窄らしい for みすぼらしい: figure `vocabulary_usually_kana_rare_label`); and
 /// every row of the editors' non-volitional verbs names one word's conjugation table
 /// (figure `nonvolitional_rows_unmatched`).
 fn vocabulary_forms(learnables: &[Learnable], quality: &mut LevelQuality) {
-    let mut common: BTreeSet<char> = learnables
+    let mut joyo: BTreeSet<char> = learnables
         .iter()
         .filter_map(|l| match &l.body {
-            LearnableBody::Kanji(kanji)
-                if matches!(kanji.list.as_deref(), Some("joyo" | "jinmeiyo")) =>
-            {
+            LearnableBody::Kanji(kanji) if kanji.list.as_deref() == Some("joyo") => {
                 kanji.literal.chars().next()
             }
             _ => None,
         })
         .collect();
-    common.extend(crate::kanji::JOYO_ALLOWED_FORMS.chars());
+    joyo.extend(crate::kanji::JOYO_ALLOWED_FORMS.chars());
     let (mut full_size, mut rare_label) = (0, 0);
     let mut tables: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     let mut readings_with_tables: BTreeSet<&str> = BTreeSet::new();
@@ -199,7 +196,7 @@ fn vocabulary_forms(learnables: &[Learnable], quality: &mut LevelQuality) {
             .first()
             .is_some_and(|s| entry::marks_usually_kana(&s.misc));
         let label = learnable.label.as_deref().unwrap_or_default();
-        if usually_kana && entry::rare_kanji(label, &common) {
+        if usually_kana && entry::rare_kanji(label, &joyo) {
             rare_label += 1;
             quality.problems.push(format!(
                 "{}: usually written in kana, labelled {label}",

