@@ -113,6 +113,15 @@ fn examples_by_radical(inputs: &BuildInputs<'_>) -> BTreeMap<u8, Vec<String>> {
         let Some(number) = kanji.radical_number else {
             continue;
         };
+        // A compatibility code point (虜 U+F936) is the same kanji as its unified form,
+        // which the radical lists already: shown twice, it reads as two kanji.
+        if kanji
+            .literal
+            .chars()
+            .any(|c| ('\u{F900}'..='\u{FAFF}').contains(&c))
+        {
+            continue;
+        }
         // N5 (level 5) first, N1 next to last, kanji without a level last.
         let difficulty = learnable.jlpt_level.map_or(5, |level| 5 - level.min(5));
         let frequency = kanji.frequency_rank.unwrap_or(u32::MAX);

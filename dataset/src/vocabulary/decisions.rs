@@ -22,6 +22,9 @@ pub struct RowDecision {
     pub written: String,
     pub reading: String,
     pub reason: String,
+    /// The meaning that chooses among homophones written and read alike (バン the van,
+    /// not the bun or the network), when the decision names one.
+    pub meaning: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +60,10 @@ pub fn parse(table: &str) -> Result<Vec<RowDecision>, DecisionError> {
             problem: problem.to_owned(),
         };
         let fields: Vec<&str> = text.split('\t').collect();
+        let (meaning, fields) = match fields[..] {
+            [ref first @ .., meaning] if fields.len() == 8 => (Some(meaning), first.to_vec()),
+            _ => (None, fields),
+        };
         let [
             list,
             row,
@@ -67,7 +74,9 @@ pub fn parse(table: &str) -> Result<Vec<RowDecision>, DecisionError> {
             reason,
         ] = fields[..]
         else {
-            return Err(error("expected 7 tab-separated fields"));
+            return Err(error(
+                "expected 7 tab-separated fields, or 8 with a meaning",
+            ));
         };
         let row_id = row.parse().map_err(|_| error("row id is not a number"))?;
         if written.is_empty() || reason.is_empty() {
@@ -82,6 +91,7 @@ pub fn parse(table: &str) -> Result<Vec<RowDecision>, DecisionError> {
             written: written.to_owned(),
             reading: reading.to_owned(),
             reason: reason.to_owned(),
+            meaning: meaning.map(str::to_owned),
         });
     }
     Ok(rows)
@@ -120,8 +130,8 @@ pub fn apply(
         word.reading = decision.reading.clone();
         // The decision names the word; the list's English no longer chooses among its
         // homophones (it is often what was wrong: せっけん glossed "economy", 節倹, for
-        // the N5 word soap).
-        word.meanings.clear();
+        // the N5 word soap): the decision's meaning does, when it gives one.
+        word.meanings = decision.meaning.iter().cloned().collect();
         word.decided_by = Some(decision.line);
         applied.push((decision.list.clone(), decision.row_id, decision.line));
     }
