@@ -12,6 +12,12 @@ pub fn rows(table: &'static str) -> impl Iterator<Item = Vec<&'static str>> {
     table.lines().skip(1).map(|line| line.split('\t').collect())
 }
 
+/// Whether an editors' table has a row whose first two columns are `first` and `second`
+/// (a word and its reading, a point and its sentence).
+pub fn has_pair(table: &'static str, first: &str, second: &str) -> bool {
+    rows(table).any(|columns| columns.first() == Some(&first) && columns.get(1) == Some(&second))
+}
+
 /// The record numbers an editors' table refuses: the rows `seq, name, refused, reason`
 /// (the history tables of JMdict terms and JMnedict works).
 pub fn refused_records(table: &'static str) -> std::collections::HashSet<u32> {

@@ -35,8 +35,7 @@ const SET_PATTERNS_MAX: usize = 48;
 pub const REFUSED: &str = include_str!("../../content/grammar_examples_refused.tsv");
 
 fn refused_for(slug: &str, japanese: &str) -> bool {
-    crate::editors::rows(REFUSED)
-        .any(|columns| columns.first() == Some(&slug) && columns.get(1) == Some(&japanese))
+    crate::editors::has_pair(REFUSED, slug, japanese)
 }
 
 /// Scans the sentences with every point's regexes, a few dozen patterns per pass; the

@@ -175,11 +175,6 @@ pub fn ambiguous(question: &Question) -> Option<String> {
         })
 }
 
-/// Whether `c` is a CJK ideograph.
-pub fn is_kanji(c: char) -> bool {
-    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '\u{F900}'..='\u{FAFF}')
-}
-
 /// The lower-cased words of an English meaning or role that carry its sense (three
 /// letters or more, not a function word): `to put (something) on` → put, something.
 pub fn content_words(text: &str) -> BTreeSet<String> {

@@ -467,7 +467,7 @@ pub fn question(
         QuestionKind::Cloze => draft
             .answer
             .chars()
-            .filter(|c| check::is_kanji(*c))
+            .filter(|c| crate::vocabulary::text::is_kanji(*c))
             .collect(),
         _ => Vec::new(),
     };

@@ -325,7 +325,7 @@ pub fn non_volitional_verbs() -> impl Iterator<Item = (&'static str, &'static st
 
 /// Whether the editors list the verb written `verb` and read `reading` as non-volitional.
 pub fn non_volitional(verb: &str, reading: &str) -> bool {
-    non_volitional_verbs().any(|row| row == (verb, reading))
+    crate::editors::has_pair(NON_VOLITIONAL, verb, reading)
 }
 
 /// `table` without the forms a non-volitional verb is not used in (`unused`).
@@ -400,8 +400,7 @@ const SURU_REFUSED: &str = include_str!("../../content/suru_refused.tsv");
 
 /// Whether the editors refused する for the word written `label` and read `reading`.
 pub fn suru_refused(label: &str, reading: &str) -> bool {
-    crate::editors::rows(SURU_REFUSED)
-        .any(|columns| columns.first() == Some(&label) && columns.get(1) == Some(&reading))
+    crate::editors::has_pair(SURU_REFUSED, label, reading)
 }
 
 /// `senses` without JMdict's `vs` when the editors refused する for the word.

@@ -19,7 +19,7 @@ mod matching;
 pub mod mecab;
 pub mod openjlpt;
 pub mod tanos;
-mod text;
+pub(crate) mod text;
 pub mod wordfreq;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -439,8 +439,7 @@ impl Draft {
 const REFUSED_FOR_WORD: &str = include_str!("../../content/vocabulary_examples_refused.tsv");
 
 fn refused_for_word(label: &str, japanese: &str) -> bool {
-    crate::editors::rows(REFUSED_FOR_WORD)
-        .any(|columns| columns.first() == Some(&label) && columns.get(1) == Some(&japanese))
+    crate::editors::has_pair(REFUSED_FOR_WORD, label, japanese)
 }
 
 /// The label a query's word is shown by (its first written form).
