@@ -44,10 +44,11 @@ pub fn levels(artifact: &Artifact) -> LevelQuality {
     kanji_levels(artifact, &mut quality);
     vocabulary_levels(artifact, &mut quality);
     vocabulary_frequency(artifact, &mut quality);
-    let parsed = kanji_and_words(artifact);
+    let parsed = language_entries(artifact);
     kanji_headlines(&parsed, &mut quality);
     example_sentences(&parsed, &mut quality);
     vocabulary_forms(&parsed, &mut quality);
+    editors_tables(&parsed, &mut quality);
     let boundaries = crate::boundary::measure(artifact);
     quality.figures.extend(boundaries.figures);
     quality.problems.extend(boundaries.problems);
@@ -93,16 +94,17 @@ fn kanji_headlines(learnables: &[Learnable], quality: &mut LevelQuality) {
     quality.figure("kanji_headline_off_rule", off);
 }
 
-/// The kanji and vocabulary entries of the artifact, parsed once for the checks that read
-/// their details (a document that does not parse is reported by verify's document check).
-fn kanji_and_words(artifact: &Artifact) -> Vec<Learnable> {
+/// The kanji, vocabulary and grammar entries of the artifact, parsed once for the checks
+/// that read their details (a document that does not parse is reported by verify's
+/// document check).
+fn language_entries(artifact: &Artifact) -> Vec<Learnable> {
     artifact
         .learnables
         .iter()
         .filter(|l| {
             matches!(
                 l.summary.kind,
-                LearnableType::Kanji | LearnableType::Vocabulary
+                LearnableType::Kanji | LearnableType::Vocabulary | LearnableType::Grammar
             )
         })
         .filter_map(|l| serde_json::from_str(&l.json).ok())
@@ -222,6 +224,67 @@ fn vocabulary_forms(learnables: &[Learnable], quality: &mut LevelQuality) {
     quality.figure("nonvolitional_rows_unmatched", rows_unmatched);
     quality.figure("vocabulary_forms_full_size_kana", full_size);
     quality.figure("vocabulary_usually_kana_rare_label", rare_label);
+}
+
+/// The editors' corrections hold in the artifact, so a change to the pipeline cannot bring
+/// back what a review removed: no kanji meaning `kanji_meanings_refused.tsv` lists, no
+/// example a table refuses (for every entry, for its word, for its grammar point), and every
+/// corrected sentence reads as `translations.tsv` has it (figure `editors_tables_unheld`).
+fn editors_tables(learnables: &[Learnable], quality: &mut LevelQuality) {
+    let mut unheld = Vec::new();
+    for learnable in learnables {
+        let id = &learnable.id;
+        let label = learnable.label.as_deref().unwrap_or_default();
+        let examples = match &learnable.body {
+            LearnableBody::Kanji(kanji) => {
+                let english = kanji.meanings.iter().map(|m| ("en", m));
+                let other = kanji
+                    .meanings_by_locale
+                    .iter()
+                    .flat_map(|(locale, list)| list.iter().map(move |m| (locale.as_str(), m)));
+                for (locale, meaning) in english.chain(other) {
+                    if crate::kanji::meanings::refused(label, locale, meaning) {
+                        unheld.push(format!("{id}: refused meaning {locale} “{meaning}”"));
+                    }
+                }
+                continue;
+            }
+            LearnableBody::Vocabulary(detail) => {
+                for example in &detail.examples {
+                    if crate::vocabulary::refused_for_word(label, &example.japanese) {
+                        unheld.push(format!(
+                            "{id}: example refused for the word: {}",
+                            example.japanese
+                        ));
+                    }
+                }
+                &detail.examples
+            }
+            LearnableBody::Grammar(detail) => {
+                let slug = id.strip_prefix("grammar-").unwrap_or(id);
+                for example in &detail.examples {
+                    if crate::grammar::examples::refused_for(slug, &example.japanese) {
+                        unheld.push(format!(
+                            "{id}: example refused for the point: {}",
+                            example.japanese
+                        ));
+                    }
+                }
+                &detail.examples
+            }
+            _ => continue,
+        };
+        for example in examples {
+            if crate::translations::refused(&example.japanese) {
+                unheld.push(format!("{id}: refused example: {}", example.japanese));
+            }
+            if let Some(problem) = crate::translations::uncorrected(example) {
+                unheld.push(format!("{id}: {problem}"));
+            }
+        }
+    }
+    quality.figure("editors_tables_unheld", unheld.len());
+    quality.problems.extend(unheld);
 }
 
 fn has_form(summary: &LearnableSummary, text: &str) -> bool {

@@ -71,6 +71,25 @@ pub fn corrected(japanese: &str) -> Option<&'static str> {
         .and_then(|(_, text)| *text)
 }
 
+/// How an example does not read as the editors corrected it: its English, or a translation
+/// of a sentence from the corpus (a curated pair outside it has only its English).
+pub fn uncorrected(example: &manabi_schemas::vocabulary::ExampleSentence) -> Option<String> {
+    let corrections = table().get(example.japanese.trim())?;
+    corrections.iter().find_map(|(locale, text)| {
+        let shown = match *locale {
+            ENGLISH => example.english.as_deref(),
+            _ if example.source_id.is_none() => return None,
+            locale => example.translations.get(locale).map(String::as_str),
+        };
+        (shown != *text).then(|| {
+            format!(
+                "{locale} of “{}” is not the editors' correction",
+                example.japanese
+            )
+        })
+    })
+}
+
 /// `english` of `japanese` as the dataset gives it: the editors' correction, else as given.
 pub fn english_of(japanese: &str, english: Option<String>) -> Option<String> {
     corrected(japanese).map(str::to_owned).or(english)

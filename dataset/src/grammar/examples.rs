@@ -34,7 +34,7 @@ const SET_PATTERNS_MAX: usize = 48;
 /// of every point's examples. The sentence stays an example of other points and words.
 pub const REFUSED: &str = include_str!("../../content/grammar_examples_refused.tsv");
 
-fn refused_for(slug: &str, japanese: &str) -> bool {
+pub(crate) fn refused_for(slug: &str, japanese: &str) -> bool {
     crate::editors::has_pair(REFUSED, slug, japanese)
 }
 

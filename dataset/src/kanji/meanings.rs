@@ -19,6 +19,11 @@ fn rows() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
     })
 }
 
+/// Whether the editors removed `meaning` of `literal` in `locale` (`en` for English).
+pub fn refused(literal: &str, locale: &str, meaning: &str) -> bool {
+    rows().any(|row| row == (literal, locale, meaning))
+}
+
 /// Whether the editors removed any meaning of `literal`.
 pub fn any_refused(literal: &str) -> bool {
     rows().any(|(kanji, _, _)| kanji == literal)

@@ -438,7 +438,7 @@ impl Draft {
 /// words; a sentence wrong in itself is refused for all (`examples_refused.tsv`).
 const REFUSED_FOR_WORD: &str = include_str!("../../content/vocabulary_examples_refused.tsv");
 
-fn refused_for_word(label: &str, japanese: &str) -> bool {
+pub(crate) fn refused_for_word(label: &str, japanese: &str) -> bool {
     crate::editors::has_pair(REFUSED_FOR_WORD, label, japanese)
 }
 
