@@ -57,9 +57,22 @@ fn refused_sentences() -> &'static HashSet<&'static str> {
     })
 }
 
+/// Words that make a sentence the corpus talking about itself (タトエバ, the corpus's own
+/// name, as a girl's name or a website): a learner meets no such word in Japanese.
+const CORPUS_SELF_REFERENCES: [&str; 2] = ["タトエバ", "Tatoeba"];
+
 /// Whether the editors refused `japanese` as an example.
 pub fn refused(japanese: &str) -> bool {
     refused_sentences().contains(japanese.trim())
+}
+
+/// Whether `japanese` is the corpus talking about itself. A word's examples leave such
+/// sentences out (a word has other sentences to choose from); a grammar point whose
+/// pattern the corpus has only there keeps it (〜の暁には, 〜とみえる).
+pub fn names_the_corpus(japanese: &str) -> bool {
+    CORPUS_SELF_REFERENCES
+        .iter()
+        .any(|word| japanese.contains(word))
 }
 
 /// The corrected English of `japanese`, when the editors corrected it.
@@ -150,6 +163,12 @@ mod tests {
             assert!(columns.iter().all(|c| !c.trim().is_empty()), "{row}");
             assert!(refused(columns[0]));
         }
+    }
+
+    #[test]
+    fn the_corpus_talking_about_itself_is_refused() {
+        assert!(names_the_corpus("私はタトエバのロゴが好きだ。"));
+        assert!(!names_the_corpus("猫がいる。"));
     }
 
     #[test]

@@ -224,7 +224,11 @@ fn era_entity(
         entity.add_alias(kana);
         entity.add_alias(&capitalize(romaji));
     }
-    entity.add_alias(&row.romaji);
+    // japanera's own spelling is an alias only when it spells the reading (Kunrei `Sitoku`,
+    // long vowels as `ou`); `Mannei` for 万延 (まんえん) and `Bunnkyuu` for 文久 are not.
+    if reading.is_none_or(|(kana, _)| spells_reading(&row.romaji, kana)) {
+        entity.add_alias(&row.romaji);
+    }
     entity.span = Span {
         start: Some(row.start),
         end: row.end,
@@ -334,9 +338,52 @@ fn era_sentence(entity: &Entity, row: &EraRow) -> String {
 
 /// Hepburn long vowels with macrons: `ou`, `oo` → `ō`, `uu` → `ū` (an era name's kana
 /// reading romanised: おうあん `ouan` → `ōan`).
+/// Whether `romaji` spells `kana` in some romanisation: Hepburn or Kunrei, long vowels
+/// written or not, syllabic n with or without an apostrophe.
+fn spells_reading(romaji: &str, kana: &str) -> bool {
+    fn fold(text: &str) -> String {
+        let mut folded: String = text
+            .to_lowercase()
+            .chars()
+            .filter(char::is_ascii_alphabetic)
+            .collect();
+        for (from, to) in [
+            ("shi", "si"),
+            ("chi", "ti"),
+            ("tsu", "tu"),
+            ("fu", "hu"),
+            ("ji", "zi"),
+            ("sh", "sy"),
+            ("ch", "ty"),
+            ("j", "zy"),
+            ("ou", "o"),
+            ("oo", "o"),
+            ("uu", "u"),
+        ] {
+            folded = folded.replace(from, to);
+        }
+        folded
+    }
+    fold(romaji) == fold(&kana_to_romaji(kana))
+}
+
 fn with_macrons(romaji: &str) -> String {
     romaji
         .replace("ou", "ō")
         .replace("oo", "ō")
         .replace("uu", "ū")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spells_reading;
+
+    #[test]
+    fn an_era_library_spelling_must_spell_the_reading() {
+        assert!(spells_reading("Sitoku", "しとく"));
+        assert!(spells_reading("Ouan", "おうあん"));
+        assert!(spells_reading("Kouka", "こうか"));
+        assert!(!spells_reading("Mannei", "まんえん"));
+        assert!(!spells_reading("Bunnkyuu", "ぶんきゅう"));
+    }
 }

@@ -29,7 +29,18 @@ const FILLERS: &[&str] = &["and", "or", "to", "through", "early", "late", "mid",
 /// The fillers that join two period names.
 const JOINING: &[&str] = &["and", "or", "to", "through"];
 /// A name right after one of these is not the period itself (`pre-Meiji`, `post-Nara`).
-const EXCLUDING: &[&str] = &["pre", "post", "before", "after", "non"];
+const EXCLUDING: &[&str] = &["pre", "post", "before", "after", "non", "prior"];
+/// Words that may stand between an excluding word and the name (`prior to the Meiji`).
+const BETWEEN: &[&str] = &["to", "the"];
+
+/// Whether the words before `i`, past [`BETWEEN`] words, end in an [`EXCLUDING`] one.
+fn excluded_before(words: &[String], i: usize) -> bool {
+    words[..i]
+        .iter()
+        .rev()
+        .find(|w| !BETWEEN.contains(&w.as_str()))
+        .is_some_and(|w| EXCLUDING.contains(&w.as_str()))
+}
 
 /// The key terms a gloss can name, by a pattern of the English words for them, and the
 /// headword of the term (or, for the Meiji constitution, the canon event) they are (rule
@@ -128,7 +139,7 @@ impl<T: Copy> PeriodNames<T> {
                 i += 1;
                 continue;
             };
-            let excluded = i > 0 && EXCLUDING.contains(&words[i - 1].as_str());
+            let excluded = excluded_before(&words, i);
             if !excluded
                 && self.followed_by_period_word(&words, i + width)
                 && !found.contains(&value)
@@ -278,6 +289,7 @@ mod tests {
         assert_eq!(found("court of the Nanboku-cho period"), ["nbc"]);
         assert!(found("quiver (worn on the right hip; post-Nara period)").is_empty());
         assert!(found("pre-Meiji period custom").is_empty());
+        assert!(found("father (esp. in samurai families prior to the Meiji period)").is_empty());
         assert!(found("Heian court clothing").is_empty(), "no period word");
         assert!(found("Nara Buddhism").is_empty());
         assert_eq!(found("Tales of Yamato (Heian period)"), ["heian"]);

@@ -30,14 +30,38 @@ impl Track {
     }
 }
 
-/// The English meaning a learner is shown: the first gloss group of the entry.
+/// Gendered glosses and their counterparts: a meaning cut after one of them would say
+/// the word is for one sex only (配偶者 "spouse; wife" without "husband").
+const GENDERED_PAIRS: [(&str, &str); 8] = [
+    ("wife", "husband"),
+    ("father", "mother"),
+    ("son", "daughter"),
+    ("brother", "sister"),
+    ("man", "woman"),
+    ("boy", "girl"),
+    ("king", "queen"),
+    ("uncle", "aunt"),
+];
+
+fn counterparts(a: &str, b: &str) -> bool {
+    GENDERED_PAIRS
+        .iter()
+        .any(|&(x, y)| (a == x && b == y) || (a == y && b == x))
+}
+
+/// The English meaning a learner is shown: the first two glosses of the entry, and a
+/// third when it is the second's other sex (spouse; wife; husband).
 pub fn meaning(learnable: &Learnable) -> String {
     if let LearnableBody::History(detail) = &learnable.body {
         return detail.canonical_name.clone();
     }
     let text = learnable.meaning.clone().unwrap_or_default();
-    let first: Vec<&str> = text.split("; ").take(2).collect();
-    first.join("; ")
+    let glosses: Vec<&str> = text.split("; ").collect();
+    let shown = match glosses.as_slice() {
+        [_, second, third, ..] if counterparts(second, third) => 3,
+        _ => 2,
+    };
+    glosses[..shown.min(glosses.len())].join("; ")
 }
 
 /// The written form a lesson shows.
@@ -270,6 +294,13 @@ mod tests {
             offices: Vec::new(),
             localized_names: BTreeMap::new(),
         }
+    }
+
+    #[test]
+    fn a_gendered_gloss_keeps_its_counterpart() {
+        assert!(counterparts("wife", "husband"));
+        assert!(counterparts("daughter", "son"));
+        assert!(!counterparts("wife", "partner"));
     }
 
     #[test]

@@ -328,7 +328,18 @@ pub fn non_volitional(verb: &str, reading: &str) -> bool {
     crate::editors::has_pair(NON_VOLITIONAL, verb, reading)
 }
 
-/// `table` without the forms a non-volitional verb is not used in (`unused`).
+/// The further forms the editors leave out of a non-volitional verb's table (the optional
+/// fourth column: a stative verb has no passive or causative either, 足りられる).
+fn more_unused_forms(verb: &str, reading: &str) -> Vec<&'static str> {
+    crate::editors::rows(NON_VOLITIONAL)
+        .find(|columns| columns.first() == Some(&verb) && columns.get(1) == Some(&reading))
+        .and_then(|columns| columns.get(3).copied())
+        .map(|forms| forms.split_whitespace().collect())
+        .unwrap_or_default()
+}
+
+/// `table` without the forms a non-volitional verb is not used in (`unused`, and the
+/// editors' further forms for the verb).
 fn without_unused_forms(
     mut table: Conjugation,
     verb: &str,
@@ -336,9 +347,11 @@ fn without_unused_forms(
     unused: &[&str],
 ) -> Conjugation {
     if non_volitional(verb, reading) {
-        table
-            .forms
-            .retain(|form| !unused.contains(&form.form.as_str()));
+        let more = more_unused_forms(verb, reading);
+        table.forms.retain(|form| {
+            let name = form.form.as_str();
+            !unused.contains(&name) && !more.contains(&name)
+        });
     }
     table
 }
@@ -602,9 +615,18 @@ mod tests {
         assert!(names("食べる", "たべる").contains(&"potential".to_owned()));
         for line in NON_VOLITIONAL.lines().skip(1) {
             let columns: Vec<&str> = line.split('\t').collect();
-            assert_eq!(columns.len(), 3, "{line}");
+            assert!((3..=4).contains(&columns.len()), "{line}");
             assert!(columns.iter().all(|c| !c.trim().is_empty()), "{line}");
+            for form in columns.get(3).map_or("", |c| c).split_whitespace() {
+                assert!(["passive", "causative"].contains(&form), "{line}");
+            }
         }
+        let sufficient = names("足りる", "たりる");
+        assert!(
+            !sufficient
+                .iter()
+                .any(|f| f == "passive" || f == "causative")
+        );
     }
 
     #[test]

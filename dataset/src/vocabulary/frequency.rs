@@ -51,6 +51,11 @@ pub struct Ranked {
     pub form: String,
 }
 
+/// Small kana, which join the kana before them into one mora (ジャ, ティ).
+fn is_small_kana(c: char) -> bool {
+    "ァィゥェォャュョヮぁぃぅぇぉゃゅょゎ".contains(c)
+}
+
 /// True when JMdict writes the word in kana: no kanji forms, or `uk` on the first sense.
 pub fn written_in_kana(entry: &Entry) -> bool {
     entry.kanji.is_empty()
@@ -386,8 +391,20 @@ fn decide(token: &str, index: &FormIndex, inputs: &Inputs, added: &BTreeSet<usiz
         &[]
     };
     // A kana token a common word reads as is that word before an uncommon one written in
-    // kana (クマ is the bear 熊, not 隈).
+    // kana (クマ is the bear 熊, not 隈; リス the squirrel 栗鼠, not the lithograph).
     let read_as_common = spelled.iter().any(|&e| entries[e].is_common());
+    // Only a katakana word of more than one mora stands for the common word: hiragana
+    // tokens are mostly pieces of other words (ろう of だろう), and ジャ is no 蛇.
+    let stands_for_a_word =
+        token.chars().all(is_katakana) && token.chars().filter(|&c| !is_small_kana(c)).count() > 1;
+    let common_readers: Vec<usize> = spelled
+        .iter()
+        .copied()
+        .filter(|&e| {
+            let entry = &entries[e];
+            stands_for_a_word && entry.is_common() && is_content(entry) && written_in_kana(entry)
+        })
+        .collect();
     let spelled = spelled.iter().filter(|&&e| is_content(&entries[e]));
     if let Some(outcome) = content.iter().chain(spelled).find_map(present) {
         return outcome;
@@ -396,13 +413,17 @@ fn decide(token: &str, index: &FormIndex, inputs: &Inputs, added: &BTreeSet<usiz
         let entry = &entries[*e];
         entry.is_common() || !(read_as_common || inputs.common.taken_from(entry, token))
     };
-    if !content.is_empty() && !content.iter().any(uncontested) {
+    let candidates: Vec<usize> = if content.iter().any(uncontested) {
+        content.iter().copied().filter(uncontested).collect()
+    } else if !common_readers.is_empty() {
+        common_readers
+    } else if !content.is_empty() {
         return Outcome::Skipped(Skip::CommonWordsSpelling);
-    }
-    let teachable: Vec<usize> = content
-        .iter()
-        .copied()
-        .filter(uncontested)
+    } else {
+        Vec::new()
+    };
+    let teachable: Vec<usize> = candidates
+        .into_iter()
         .filter(|&e| !has_marked_first_sense(&entries[e]))
         .collect();
     let best = teachable

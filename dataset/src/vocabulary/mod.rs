@@ -538,6 +538,7 @@ fn choose_examples(
         for example in curated
             .chain(searched)
             .filter(|example| !refused_for_word(label, &example.japanese))
+            .filter(|example| !crate::translations::names_the_corpus(&example.japanese))
         {
             let fresh = !chosen
                 .iter()

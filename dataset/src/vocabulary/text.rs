@@ -25,9 +25,12 @@ pub fn is_kana(text: &str) -> bool {
     !text.is_empty() && text.chars().all(|c| is_hiragana(c) || is_katakana(c))
 }
 
-/// The writing system of a form: kanji only (with 々), one kana script, kanji with kana
-/// (`Mixed`), or Latin letters.
+/// The writing system of a form: kanji only (with 々), one kana script, kanji or numerals
+/// with kana (`Mixed`: 食べる, １つ), or Latin letters and numerals.
 pub fn script_of(text: &str) -> Script {
+    let numeral = text
+        .chars()
+        .any(|c| c.is_ascii_digit() || ('０'..='９').contains(&c));
     let kanji = text.chars().any(|c| is_kanji(c) || c == '々');
     let hiragana = text.chars().any(is_hiragana);
     let katakana = text
@@ -39,10 +42,10 @@ pub fn script_of(text: &str) -> Script {
     match (kanji, hiragana || katakana) {
         (true, true) => Script::Mixed,
         (true, false) => Script::Kanji,
-        (false, true) if hiragana && katakana => Script::Mixed,
+        (false, true) if (hiragana && katakana) || numeral => Script::Mixed,
         (false, true) if katakana => Script::Katakana,
         (false, true) => Script::Hiragana,
-        (false, false) if latin => Script::Latin,
+        (false, false) if latin || numeral => Script::Latin,
         (false, false) => Script::Katakana,
     }
 }
@@ -65,6 +68,8 @@ mod tests {
         assert_eq!(script_of("コーヒー"), Script::Katakana);
         assert_eq!(script_of("Ｔシャツ"), Script::Katakana);
         assert_eq!(script_of("CD"), Script::Latin);
+        assert_eq!(script_of("１つ"), Script::Mixed);
+        assert_eq!(script_of("１０"), Script::Latin);
     }
 
     #[test]
