@@ -77,8 +77,38 @@ fn is_dakuten(c: char) -> bool {
         || ('ヷ'..='ヺ').contains(&c)
 }
 
+/// The kana of wi and we, obsolete since the 1946 spelling reform (read i and e today).
+const OBSOLETE: [(char, &str); 4] = [
+    (
+        'ゐ',
+        "hiragana wi (obsolete since 1946; read i, written い today)",
+    ),
+    (
+        'ゑ',
+        "hiragana we (obsolete since 1946; read e, written え today)",
+    ),
+    (
+        'ヰ',
+        "katakana wi (obsolete since 1946; read i, written イ today)",
+    ),
+    (
+        'ヱ',
+        "katakana we (obsolete since 1946; read e, written エ today)",
+    ),
+];
+
+fn obsolete_meaning(text: &str) -> Option<&'static str> {
+    let mut chars = text.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return None;
+    };
+    OBSOLETE.iter().find(|(k, _)| *k == c).map(|(_, m)| *m)
+}
+
 fn letter_group(c: char) -> &'static str {
-    if is_small(c) {
+    if obsolete_meaning(&c.to_string()).is_some() {
+        "obsolete"
+    } else if is_small(c) {
         "small"
     } else if is_handakuten(c) {
         "handakuten"
@@ -107,13 +137,14 @@ fn spec(text: String, script: &'static str, group: &'static str) -> KanaSpec {
         kana::to_romaji(&text)
     };
     let counterpart = counterpart(&text, script);
+    let meaning = obsolete_meaning(&text);
     KanaSpec {
         text,
         script,
         group,
         romaji,
         counterpart,
-        meaning: None,
+        meaning,
     }
 }
 
@@ -298,6 +329,9 @@ mod tests {
         assert_eq!(find("ヴ").expect("vu").group, "dakuten");
         assert_eq!(find("ぱ").expect("pa").group, "handakuten");
         assert_eq!(find("ゃ").expect("small ya").group, "small");
+        let we = find("ゑ").expect("we");
+        assert_eq!(we.group, "obsolete");
+        assert!(we.meaning.is_some_and(|m| m.contains("obsolete")));
         assert_eq!(find("ヺ").expect("vo").counterpart, None);
         let mut texts: Vec<&str> = specs.iter().map(|spec| spec.text.as_str()).collect();
         texts.sort_unstable();

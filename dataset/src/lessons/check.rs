@@ -230,6 +230,25 @@ pub fn fits_visible_kana(reading: &str, word: &str) -> bool {
         && reading.ends_with(&kana_ending(word))
 }
 
+/// Titles a name is shown with, and their readings.
+const TITLES: [(&str, &str); 6] = [
+    ("天皇", "てんのう"),
+    ("上皇", "じょうこう"),
+    ("法皇", "ほうおう"),
+    ("内親王", "ないしんのう"),
+    ("親王", "しんのう"),
+    ("女王", "じょおう"),
+];
+
+/// The reading of the title `label` ends in, when `reading` ends in it too (冷泉天皇
+/// れいぜいてんのう: てんのう).
+pub fn title_reading(label: &str, reading: &str) -> Option<&'static str> {
+    TITLES
+        .iter()
+        .find(|(title, read)| label.ends_with(title) && reading.ends_with(read))
+        .map(|(_, read)| *read)
+}
+
 /// The hiragana a text ends in (its okurigana): `まり` of 決まり, empty for 学校.
 pub fn kana_ending(text: &str) -> String {
     let mut ending: Vec<char> = text

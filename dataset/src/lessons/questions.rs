@@ -478,8 +478,18 @@ pub fn question(
         }
         _ => Default::default(),
     };
+    // A reading of a name with a title (冷泉天皇) among readings without it would be told
+    // by the title alone: every choice must end in the title's reading.
+    let title_reading = match draft.kind {
+        QuestionKind::ReadingChoice => {
+            check::title_reading(&items::label(learnable), &draft.answer)
+        }
+        _ => None,
+    };
     let clashes = |candidate: &Learnable| {
-        (draft.show)(candidate) == target_answer
+        title_reading.is_some_and(|title| {
+            !(draft.show)(candidate).is_some_and(|shown| shown.ends_with(title))
+        }) || (draft.show)(candidate) == target_answer
             || items::meaning(candidate) == items::meaning(learnable)
             || items::reading(candidate).is_some_and(|r| Some(r) == items::reading(learnable))
             || (draft.show)(candidate).is_some_and(|shown| {

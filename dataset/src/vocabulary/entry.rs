@@ -85,7 +85,6 @@ impl Forms {
                 shown_kanji = first.into_iter().collect();
             }
         }
-        let shown_readings: Vec<&str> = shown_readings(entry).map(|r| r.text.as_str()).collect();
         let all_forms: Vec<&str> = entry
             .kanji
             .iter()
@@ -98,12 +97,28 @@ impl Forms {
             .kanji
             .iter()
             .find(|k| !hidden(&k.info) && !k.priority.is_empty());
+        // So is a listed spelling the main form outranks by JMdict's newspaper frequency
+        // tags while writing out more of it in kana, the same kanji kept (引き返す, not
+        // 引返す; 近づく, not 近付く; not 手当 for 手当て), or a kanji outside the jōyō list
+        // that the main form does without (くじ引き, not 籤引).
+        let newspaper = |priority: &[String]| {
+            priority
+                .iter()
+                .any(|tag| tag.starts_with("news") || tag.starts_with("nf"))
+        };
         let rare_spelling = |headword: &str| {
             main.is_some_and(|main| {
-                entry
-                    .kanji
-                    .iter()
-                    .any(|k| k.text == headword && k.text != main.text && k.priority.is_empty())
+                entry.kanji.iter().any(|k| {
+                    k.text == headword
+                        && k.text != main.text
+                        && (k.priority.is_empty()
+                            || (newspaper(&main.priority)
+                                && !newspaper(&k.priority)
+                                && spelled_out(&k.text, &main.text))
+                            || (!usually_kana
+                                && rare_kanji(&k.text, &kanji.joyo)
+                                && !rare_kanji(&main.text, &kanji.joyo)))
+                })
             })
         };
         let label = headwords
@@ -133,7 +148,16 @@ impl Forms {
         let mut ordered = vec![label.clone()];
         push_missing(&mut ordered, kanji.iter().map(String::as_str));
         push_missing(&mut ordered, std::iter::once(reading.as_str()));
-        push_missing(&mut ordered, shown_readings.iter().copied());
+        // A reading JMdict restricts to spellings not shown is no spelling of the word as
+        // shown (からい, only of the hidden 鹹い, is not 塩辛い written in kana).
+        push_missing(
+            &mut ordered,
+            shown_readings(entry)
+                .filter(|r| {
+                    r.restrictions.is_empty() || r.restrictions.iter().any(|k| kanji.contains(k))
+                })
+                .map(|r| r.text.as_str()),
+        );
         let writing_forms = ordered
             .into_iter()
             .map(|text| WritingForm {
@@ -230,6 +254,17 @@ pub fn marks_usually_kana(misc: &[String]) -> bool {
 /// Whether `text` is written with a kanji outside the jōyō and jinmeiyō sets.
 pub fn rare_kanji(text: &str, common: &BTreeSet<char>) -> bool {
     text.chars().any(|c| is_kanji(c) && !common.contains(&c))
+}
+
+/// Whether `main` writes `listed` out: its kanji are some of the listed spelling's, in
+/// order, and it is no shorter (引き返す for 引返す, 近づく for 近付く; not 手当 for 手当て,
+/// nor 張る for 貼る).
+fn spelled_out(listed: &str, main: &str) -> bool {
+    let mut listed_kanji = listed.chars().filter(|&c| is_kanji(c));
+    main.chars()
+        .filter(|&c| is_kanji(c))
+        .all(|c| listed_kanji.any(|l| l == c))
+        && main.chars().count() >= listed.chars().count()
 }
 
 /// An ateji spelling JMdict gives no priority: not how the word is written.
@@ -580,6 +615,15 @@ mod tests {
         let file = File::open(path).expect("fixture exists");
         let entries = jmdict::read(BufReader::new(file), |e| e.seq == seq).expect("parses");
         entries.into_iter().next().expect("entry in fixture")
+    }
+
+    #[test]
+    fn a_main_form_writes_out_a_listed_spelling_with_the_same_kanji() {
+        assert!(spelled_out("引返す", "引き返す"));
+        assert!(spelled_out("近付く", "近づく"));
+        assert!(!spelled_out("手当て", "手当"));
+        assert!(!spelled_out("貼る", "張る"));
+        assert!(!spelled_out("いやらしい", "嫌らしい"));
     }
 
     #[test]
