@@ -12,10 +12,15 @@ pub fn rows(table: &'static str) -> impl Iterator<Item = Vec<&'static str>> {
     table.lines().skip(1).map(|line| line.split('\t').collect())
 }
 
-/// Whether an editors' table has a row whose first two columns are `first` and `second`
+/// The first row of an editors' table whose first two columns are `first` and `second`
 /// (a word and its reading, a point and its sentence).
+pub fn row_of(table: &'static str, first: &str, second: &str) -> Option<Vec<&'static str>> {
+    rows(table).find(|columns| columns.first() == Some(&first) && columns.get(1) == Some(&second))
+}
+
+/// Whether an editors' table has a row whose first two columns are `first` and `second`.
 pub fn has_pair(table: &'static str, first: &str, second: &str) -> bool {
-    rows(table).any(|columns| columns.first() == Some(&first) && columns.get(1) == Some(&second))
+    row_of(table, first, second).is_some()
 }
 
 /// The record numbers an editors' table refuses: the rows `seq, name, refused, reason`

@@ -336,8 +336,6 @@ fn era_sentence(entity: &Entity, row: &EraRow) -> String {
     )
 }
 
-/// Hepburn long vowels with macrons: `ou`, `oo` → `ō`, `uu` → `ū` (an era name's kana
-/// reading romanised: おうあん `ouan` → `ōan`).
 /// Whether `romaji` spells `kana` in some romanisation: Hepburn or Kunrei, long vowels
 /// written or not, syllabic n with or without an apostrophe.
 fn spells_reading(romaji: &str, kana: &str) -> bool {
@@ -367,6 +365,8 @@ fn spells_reading(romaji: &str, kana: &str) -> bool {
     fold(romaji) == fold(&kana_to_romaji(kana))
 }
 
+/// Hepburn long vowels with macrons: `ou`, `oo` → `ō`, `uu` → `ū` (an era name's kana
+/// reading romanised: おうあん `ouan` → `ōan`).
 fn with_macrons(romaji: &str) -> String {
     romaji
         .replace("ou", "ō")

@@ -363,26 +363,19 @@ pub fn non_volitional(verb: &str, reading: &str) -> bool {
     crate::editors::has_pair(NON_VOLITIONAL, verb, reading)
 }
 
-/// The further forms the editors leave out of a non-volitional verb's table (the optional
-/// fourth column: a stative verb has no passive or causative either, 足りられる).
-fn more_unused_forms(verb: &str, reading: &str) -> Vec<&'static str> {
-    crate::editors::rows(NON_VOLITIONAL)
-        .find(|columns| columns.first() == Some(&verb) && columns.get(1) == Some(&reading))
-        .and_then(|columns| columns.get(3).copied())
-        .map(|forms| forms.split_whitespace().collect())
-        .unwrap_or_default()
-}
-
-/// `table` without the forms a non-volitional verb is not used in (`unused`, and the
-/// editors' further forms for the verb).
+/// `table` without the forms a non-volitional verb is not used in: `unused`, and the
+/// further forms of the row's optional fourth column (a stative verb has no passive or
+/// causative either, 足りられる).
 fn without_unused_forms(
     mut table: Conjugation,
     verb: &str,
     reading: &str,
     unused: &[&str],
 ) -> Conjugation {
-    if non_volitional(verb, reading) {
-        let more = more_unused_forms(verb, reading);
+    if let Some(row) = crate::editors::row_of(NON_VOLITIONAL, verb, reading) {
+        let more: Vec<&str> = row
+            .get(3)
+            .map_or_else(Vec::new, |forms| forms.split_whitespace().collect());
         table.forms.retain(|form| {
             let name = form.form.as_str();
             !unused.contains(&name) && !more.contains(&name)

@@ -51,11 +51,6 @@ pub struct Ranked {
     pub form: String,
 }
 
-/// Small kana, which join the kana before them into one mora (ジャ, ティ).
-fn is_small_kana(c: char) -> bool {
-    "ァィゥェォャュョヮぁぃぅぇぉゃゅょゎ".contains(c)
-}
-
 /// True when JMdict writes the word in kana: no kanji forms, or `uk` on the first sense.
 pub fn written_in_kana(entry: &Entry) -> bool {
     entry.kanji.is_empty()
@@ -396,7 +391,7 @@ fn decide(token: &str, index: &FormIndex, inputs: &Inputs, added: &BTreeSet<usiz
     // Only a katakana word of more than one mora stands for the common word: hiragana
     // tokens are mostly pieces of other words (ろう of だろう), and ジャ is no 蛇.
     let stands_for_a_word =
-        token.chars().all(is_katakana) && token.chars().filter(|&c| !is_small_kana(c)).count() > 1;
+        token.chars().all(is_katakana) && crate::lessons::items::morae(token) > 1;
     let common_readers: Vec<usize> = spelled
         .iter()
         .copied()
