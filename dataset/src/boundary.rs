@@ -149,12 +149,35 @@ pub fn occurrences(text: &str, forms: &[String]) -> Vec<(usize, usize)> {
     outer
 }
 
+fn is_katakana(c: char) -> bool {
+    matches!(c, '\u{30A1}'..='\u{30FA}' | 'ー' | 'ヽ' | 'ヾ')
+}
+
+/// The longer run of katakana a katakana form stands in, whatever the lexicon knows: a
+/// loanword glued to another is part of a compound (スカイ in スカイダイビング, ナイト in
+/// ナイトマーケット); a middle dot or any other script sets it apart.
+fn katakana_run_around(text: &str, start: usize, end: usize) -> Option<String> {
+    if !text[start..end].chars().all(is_katakana) {
+        return None;
+    }
+    let before = text[..start].chars().rev().take_while(|&c| is_katakana(c));
+    let from = start - before.map(char::len_utf8).sum::<usize>();
+    let after = text[end..].chars().take_while(|&c| is_katakana(c));
+    let to = end + after.map(char::len_utf8).sum::<usize>();
+    // コンピューター is コンピュータ with the long mark some write.
+    let same = text[from..to].trim_end_matches('ー') == text[start..end].trim_end_matches('ー');
+    (!same).then(|| text[from..to].to_owned())
+}
+
 /// Where `word` stands in `text`. Every occurrence of a written form must be clean, so
 /// that a cloze blank on the first one is on a boundary too.
 pub fn placement(text: &str, word: &WordForms, lexicon: &Lexicon) -> Placement {
     let found = occurrences(text, &word.exact);
     for &(start, end) in &found {
-        if let Some(longer) = lexicon.longer_word_around(text, start, end) {
+        if let Some(longer) = lexicon
+            .longer_word_around(text, start, end)
+            .or_else(|| katakana_run_around(text, start, end))
+        {
             return Placement::InsideLongerWord(longer);
         }
     }
@@ -356,6 +379,29 @@ mod tests {
         );
         assert_eq!(inside("パンを食べた。", "パン"), Placement::OnBoundary);
         assert_eq!(inside("犬がいる。", "猫"), Placement::Absent);
+    }
+
+    #[test]
+    fn a_katakana_word_glued_to_more_katakana_is_off_its_boundary() {
+        let lexicon = lexicon_of(&["スカイ"]);
+        let sky = word("スカイ", false);
+        assert_eq!(
+            placement("スカイダイビングに挑戦したい。", &sky, &lexicon),
+            Placement::InsideLongerWord("スカイダイビング".to_owned())
+        );
+        assert_eq!(
+            placement("青いスカイが好き。", &sky, &lexicon),
+            Placement::OnBoundary
+        );
+        assert_eq!(
+            placement("ブルー・スカイ。", &sky, &lexicon),
+            Placement::OnBoundary
+        );
+        let computer = word("コンピュータ", false);
+        assert_eq!(
+            placement("コンピューターを使う。", &computer, &lexicon),
+            Placement::OnBoundary
+        );
     }
 
     #[test]

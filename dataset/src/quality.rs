@@ -227,7 +227,7 @@ fn vocabulary_forms(learnables: &[Learnable], quality: &mut LevelQuality) {
 }
 
 /// The editors' corrections hold in the artifact, so a change to the pipeline cannot bring
-/// back what a review removed: no kanji meaning `kanji_meanings_refused.tsv` lists, no
+/// back what a review removed: no kanji meaning or reading `kanji_refused.tsv` lists, no
 /// kanji pair `kanji_pairs_refused.tsv` lists, no
 /// example a table refuses (for every entry, for its word, for its grammar point), and every
 /// corrected sentence reads as `translations.tsv` has it (figure `editors_tables_unheld`).
@@ -246,6 +246,14 @@ fn editors_tables(learnables: &[Learnable], quality: &mut LevelQuality) {
                 for (locale, meaning) in english.chain(other) {
                     if crate::kanji::meanings::refused(label, locale, meaning) {
                         unheld.push(format!("{id}: refused meaning {locale} “{meaning}”"));
+                    }
+                }
+                let readings = [("on", &kanji.readings.on), ("kun", &kanji.readings.kun)];
+                for (list, readings) in readings {
+                    for reading in readings {
+                        if crate::kanji::meanings::refused(label, list, reading) {
+                            unheld.push(format!("{id}: refused {list} reading “{reading}”"));
+                        }
                     }
                 }
                 let pairs = [("synonym", &kanji.synonyms), ("antonym", &kanji.antonyms)];

@@ -90,6 +90,19 @@ pub fn relation_problems(
             ));
         }
         if r.kind == "active-during"
+            && r.basis == "lifespan-overlaps-period"
+            && let ((Some(born), Some(died)), (Some(start), Some(end))) =
+                (years(&r.from), years(&r.to))
+            && (born + super::relations::active_age(born)).max(start) >= died.min(end)
+        {
+            problems.push(format!(
+                "{}: active during {} though not {} years old in it",
+                r.from,
+                r.to,
+                super::relations::active_age(born)
+            ));
+        }
+        if r.kind == "active-during"
             && r.basis == "known-year-in-period"
             && matches!(years(&r.from), (Some(_), None))
         {

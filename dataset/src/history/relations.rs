@@ -17,8 +17,13 @@ use super::works;
 /// Most `contemporary-of` and `same-family` edges one person gets: keeps the graph linear.
 pub const PEERS_PER_PERSON_MAX: usize = 5;
 /// The age from which a person counts as active in a period (`lifespan-overlaps-period`):
-/// a child of three is not "active during" the Taishō period.
-pub const ACTIVE_AGE_MIN: i32 = 15;
+/// a child of three is not "active during" the Taishō period. Fifteen, the age of coming
+/// of age (元服) before Meiji; twenty, the age of majority since 1876, for anyone who
+/// turned fifteen in 1868 or later: Kurosawa Akira, sixteen when Taishō ended, was not
+/// active in it.
+pub fn active_age(born: i32) -> i32 {
+    if born + 15 < 1868 { 15 } else { 20 }
+}
 /// Least overlap of two adult lives, in years, for `contemporary-of`.
 pub const CONTEMPORARY_OVERLAP_YEARS_MIN: i32 = 10;
 /// The age from which two lives count as overlapping for `contemporary-of`: Hokusai, who
@@ -319,7 +324,7 @@ impl<'a> Graph<'a> {
     }
 
     /// Rule `lifespan-overlaps-period`: birth and death years both known, and the years
-    /// from the age of [`ACTIVE_AGE_MIN`] to death overlap the period;
+    /// from the age of [`active_age`] to death overlap the period;
     /// rule `known-year-in-period`: of a person known by one year only (`?–1336`), the
     /// periods that contain it.
     fn active_during(&mut self) {
@@ -380,7 +385,7 @@ impl<'a> Graph<'a> {
                 let Some((from, to)) = period.span.years() else {
                     continue;
                 };
-                let adult = born + ACTIVE_AGE_MIN;
+                let adult = born + active_age(born);
                 if adult.max(from) < died.min(to) {
                     self.relations.push(edge(
                         person,

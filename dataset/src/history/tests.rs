@@ -479,3 +479,17 @@ fn the_particle_no_stays_lowercase() {
     );
     assert_eq!(persons::particles_lowercase("No Sadafun"), "No Sadafun");
 }
+
+#[test]
+fn a_life_counts_in_a_period_from_the_age_of_coming_of_age_of_its_time() {
+    use super::relations::active_age;
+    assert_eq!(active_age(1543), 15, "Ieyasu came of age by genpuku");
+    assert_eq!(active_age(1852), 15);
+    assert_eq!(
+        active_age(1853),
+        20,
+        "fifteen in 1868: the modern age of majority"
+    );
+    // Kurosawa Akira (1910) turns twenty in 1930, after Taishō (to 1926) ended.
+    assert!(1910 + active_age(1910) > 1926);
+}

@@ -352,10 +352,11 @@ fn citations(
             &["similar"],
         ));
     }
-    if meanings::any_refused(&entry.literal) {
+    let refused = meanings::refused_fields(&entry.literal);
+    if !refused.is_empty() {
         cited.push(crate::editors::cite(
-            Some("kanji_meanings_refused.tsv".to_string()),
-            &["meanings"],
+            Some("kanji_refused.tsv".to_string()),
+            &refused,
         ));
     }
     if kanjium::any_refused(&entry.literal) {

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use manabi_schemas::learnable::{Script, WritingForm};
 use manabi_schemas::lesson::{Journey, Lesson, Question, QuestionKind, World};
 use manabi_schemas::markup;
 
@@ -99,8 +100,10 @@ fn is_fragment(text: &str) -> bool {
 
 /// Why a question can be answered without knowing the answer: the answer alone in its
 /// script, a choice that is a fragment, a gapped sentence that shows the answer elsewhere,
-/// or the answer the odd one out by how it starts (at least two other choices, all
-/// starting alike, the answer otherwise).
+/// the answer the odd one out by how it starts (at least two other choices, all
+/// starting alike, the answer otherwise), a reading choice without the kana the word
+/// shows, one without the reading of the title a name ends in (冷泉天皇), or one that
+/// repeats no kana where the word shows 々 and its reading repeats (銘々 めいめい).
 pub fn give_away(question: &Question) -> Option<String> {
     if let Some(fragment) = question.choices.iter().find(|c| is_fragment(c)) {
         return Some(format!("choice “{fragment}” is a fragment"));
@@ -131,6 +134,26 @@ pub fn give_away(question: &Question) -> Option<String> {
         return Some(format!(
             "choice “{other}” lacks the kana “{}” that {shown} shows",
             visible_kana(&shown)
+        ));
+    }
+    if question.kind == QuestionKind::ReadingChoice
+        && let Some(shown) = markup::links(&question.prompt).next()
+        && let Some(title) = title_reading(shown.text, &question.answer)
+        && let Some(other) = question.choices.iter().find(|c| !c.ends_with(title))
+    {
+        return Some(format!(
+            "choice “{other}” lacks the title's reading {title} that the answer ends in"
+        ));
+    }
+    if question.kind == QuestionKind::ReadingChoice
+        && let Some(shown) = markup::links(&question.prompt).next()
+        && shown.text.contains('々')
+        && repeats(&question.answer)
+        && let Some(other) = question.choices.iter().find(|c| !repeats(c))
+    {
+        return Some(format!(
+            "choice “{other}” repeats no kana, where {} shows 々",
+            shown.text
         ));
     }
     let answer = form(&question.answer);
@@ -173,6 +196,18 @@ pub fn ambiguous(question: &Question) -> Option<String> {
                 "choice “{choice}” shares “{shared}” with the answer"
             ))
         })
+}
+
+/// The name in letters of an entry (a `latin` writing form of four letters or more) that a
+/// meaning answer contains: "Completion of the Engishiki" for 延喜式 tells the romanisation,
+/// not a meaning.
+pub fn names_in_letters<'a>(answer: &str, forms: &'a [WritingForm]) -> Option<&'a str> {
+    let answer = answer.to_lowercase();
+    forms
+        .iter()
+        .filter(|f| f.script == Script::Latin && f.text.chars().count() >= 4)
+        .map(|f| f.text.as_str())
+        .find(|name| answer.contains(&name.to_lowercase()))
 }
 
 /// The lower-cased words of an English meaning or role that carry its sense (three
@@ -228,6 +263,29 @@ pub fn fits_visible_kana(reading: &str, word: &str) -> bool {
     let mut rest = reading.chars();
     visible_kana(word).chars().all(|k| rest.any(|c| c == k))
         && reading.ends_with(&kana_ending(word))
+}
+
+/// True when a reading says some kana twice running, the second time perhaps voiced
+/// (めいめい, ときどき, さまざま, せんせんげつ): what 々 asks of a reading.
+pub fn repeats(reading: &str) -> bool {
+    let kana: Vec<char> = reading.chars().collect();
+    // A voiced kana follows its plain one in the block (か が), a half-voiced one by two (は ぱ).
+    let unvoiced = |c: char| {
+        let back = if "がぎぐげござじずぜぞだぢづでどばびぶべぼ".contains(c) {
+            1
+        } else if "ぱぴぷぺぽ".contains(c) {
+            2
+        } else {
+            0
+        };
+        char::from_u32(c as u32 - back).unwrap_or(c)
+    };
+    (1..=kana.len() / 2).any(|len| {
+        kana.windows(2 * len).any(|w| {
+            let (first, second) = w.split_at(len);
+            first[1..] == second[1..] && (first[0] == second[0] || first[0] == unvoiced(second[0]))
+        })
+    })
 }
 
 /// Titles a name is shown with, and their readings.
@@ -508,6 +566,28 @@ pub fn artifact(artifact: &Artifact) -> Vec<String> {
         .map(|l| l.summary.id.as_str())
         .collect();
     problems.extend(all(&lessons, &journeys, &worlds, &|id| ids.contains(id)));
+    let forms: BTreeMap<&str, &[WritingForm]> = artifact
+        .learnables
+        .iter()
+        .map(|l| (l.summary.id.as_str(), l.summary.writing_forms.as_slice()))
+        .collect();
+    for lesson in &lessons {
+        for question in lesson
+            .questions
+            .iter()
+            .filter(|q| q.kind == QuestionKind::MeaningChoice)
+        {
+            if let Some(name) = forms
+                .get(question.learnable.as_str())
+                .and_then(|f| names_in_letters(&question.answer, f))
+            {
+                problems.push(format!(
+                    "lesson {} {}: the answer only spells the name {name}",
+                    lesson.id, question.id
+                ));
+            }
+        }
+    }
     let sample: BTreeSet<&str> = artifact
         .lessons
         .iter()
@@ -584,6 +664,67 @@ mod tests {
         assert_eq!(visible_kana("がっこう"), "");
         assert!(fits_visible_kana("ふみこむ", "組み込む"));
         assert!(!fits_visible_kana("くみこみ", "組み込む"));
+    }
+
+    #[test]
+    fn a_reading_without_the_title_of_the_name_gives_it_away() {
+        let mut question = question(
+            &[
+                "れいぜいてんのう",
+                "すざくてんのう",
+                "ふじわら",
+                "かざんてんのう",
+            ],
+            "れいぜいてんのう",
+        );
+        question.kind = QuestionKind::ReadingChoice;
+        question.prompt = "How is [[history-1|冷泉天皇]] read?".to_owned();
+        assert!(give_away(&question).is_some_and(|why| why.contains("ふじわら")));
+        question.choices[2] = "いちじょうてんのう".to_owned();
+        assert_eq!(give_away(&question), None);
+    }
+
+    #[test]
+    fn a_reading_without_repeated_kana_gives_a_word_with_the_repeat_mark_away() {
+        for reading in [
+            "めいめい",
+            "ときどき",
+            "さまざま",
+            "せんせんげつ",
+            "ほうぼう",
+            "ささき",
+        ] {
+            assert!(repeats(reading), "{reading}");
+        }
+        for reading in ["みまん", "まいど", "さっさひろお", "がか"] {
+            assert!(!repeats(reading), "{reading}");
+        }
+        let mut question = question(&["みまん", "まいど", "まもなく", "めいめい"], "めいめい");
+        question.prompt = "How is [[vocab-1|銘々]] read?".to_owned();
+        assert!(give_away(&question).is_some_and(|why| why.contains("々")));
+        question.choices = ["ぺらぺら", "まいまい", "いちいち", "めいめい"]
+            .map(str::to_owned)
+            .to_vec();
+        assert_eq!(give_away(&question), None);
+    }
+
+    #[test]
+    fn a_meaning_that_spells_the_name_in_letters_is_no_meaning() {
+        let forms = [
+            WritingForm {
+                text: "延喜式".to_owned(),
+                script: Script::Kanji,
+            },
+            WritingForm {
+                text: "Engishiki".to_owned(),
+                script: Script::Latin,
+            },
+        ];
+        assert_eq!(
+            names_in_letters("Completion of the Engishiki", &forms),
+            Some("Engishiki")
+        );
+        assert_eq!(names_in_letters("Procedures of the Engi era", &forms), None);
     }
 
     #[test]

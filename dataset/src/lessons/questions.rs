@@ -215,18 +215,22 @@ fn blank(sentence: &str, word: &str) -> Option<String> {
     (!word.is_empty() && sentence.contains(word)).then(|| sentence.replacen(word, BLANK, 1))
 }
 
-/// None when the meaning only repeats the word (a title glossed by its own name).
+/// None when the meaning only repeats the word (a title glossed by its own name) or its
+/// name in letters (延喜式 "Completion of the Engishiki" asks nothing but romanisation).
+/// `name` leads into the answer in the explanation: "a word meaning", "known in English as".
 fn meaning_draft(learnable: &Learnable, name: &str) -> Option<Draft> {
     let label = items::label(learnable);
     let shown = link(&learnable.id, &label);
     let answer = items::meaning(learnable);
-    if answer.contains(&label) {
+    if answer.contains(&label)
+        || check::names_in_letters(&answer, &learnable.writing_forms).is_some()
+    {
         return None;
     }
     Some(Draft {
         kind: QuestionKind::MeaningChoice,
         prompt: format!("What does {shown} mean?"),
-        explanation: format!("{shown} is {name} meaning “{answer}”."),
+        explanation: format!("{shown} is {name} “{answer}”."),
         answer,
         show: show_meaning,
     })
@@ -405,12 +409,12 @@ fn drafts(learnable: &Learnable, turn: usize) -> Vec<Draft> {
     match &learnable.body {
         LearnableBody::Vocabulary(_) => {
             found.extend(cloze_draft(learnable));
-            found.extend(meaning_draft(learnable, "a word"));
+            found.extend(meaning_draft(learnable, "a word meaning"));
             found.extend(reading_draft(learnable));
         }
         LearnableBody::Kanji(_) => {
             found.push(kanji_draft(learnable));
-            found.extend(meaning_draft(learnable, "a kanji"));
+            found.extend(meaning_draft(learnable, "a kanji meaning"));
             found.extend(reading_draft(learnable));
         }
         LearnableBody::Grammar(_) => {
@@ -419,7 +423,7 @@ fn drafts(learnable: &Learnable, turn: usize) -> Vec<Draft> {
         }
         LearnableBody::Character(_) => found.extend(kana_draft(learnable, turn)),
         LearnableBody::Radical(_) => {
-            found.extend(meaning_draft(learnable, "a radical"));
+            found.extend(meaning_draft(learnable, "a radical meaning"));
             found.extend(reading_draft(learnable));
         }
         LearnableBody::History(detail) => {
@@ -486,10 +490,15 @@ pub fn question(
         }
         _ => None,
     };
+    // So would a reading without repeated kana for a word with 々 (銘々 めいめい).
+    let repeated = draft.kind == QuestionKind::ReadingChoice
+        && items::label(learnable).contains('々')
+        && check::repeats(&draft.answer);
     let clashes = |candidate: &Learnable| {
         title_reading.is_some_and(|title| {
             !(draft.show)(candidate).is_some_and(|shown| shown.ends_with(title))
-        }) || (draft.show)(candidate) == target_answer
+        }) || (repeated && !(draft.show)(candidate).is_some_and(|shown| check::repeats(&shown)))
+            || (draft.show)(candidate) == target_answer
             || items::meaning(candidate) == items::meaning(learnable)
             || items::reading(candidate).is_some_and(|r| Some(r) == items::reading(learnable))
             || (draft.show)(candidate).is_some_and(|shown| {

@@ -139,6 +139,24 @@ impl Forms {
         } else {
             label
         };
+        // A spelling without priority that has a sense of its own the label does not share
+        // is not shown either: that sense is left out (see [`senses_of`]), and the spelling
+        // would be shown under senses it is hardly written for (きき眼, "one's dominant
+        // eye", under 効き目 "effect"). Not when the label has no sense of its own.
+        let label_senses = entry
+            .english_senses()
+            .any(|s| s.only_for_kanji.is_empty() || s.only_for_kanji.contains(&label));
+        let sense_elsewhere = |text: &str| {
+            label_senses
+                && entry.english_senses().any(|s| {
+                    s.only_for_kanji.iter().any(|k| k == text) && !s.only_for_kanji.contains(&label)
+                })
+                && entry
+                    .kanji
+                    .iter()
+                    .any(|k| k.text == text && k.priority.is_empty())
+        };
+        shown_kanji.retain(|k| *k == label || !sense_elsewhere(k));
         let mut kanji: Vec<String> = Vec::new();
         if !is_kana(&label) {
             kanji.push(label.clone());
@@ -712,6 +730,20 @@ mod tests {
         assert_eq!(texts, ["高い", "たかい"], "高価い is an irregular spelling");
         assert_eq!(forms.writing_forms[0].script, Script::Mixed);
         assert_eq!(kanji_ids(&forms), ["kanji-9ad8"]);
+    }
+
+    #[test]
+    fn a_spelling_with_a_sense_of_its_own_left_out_is_not_shown() {
+        let entry = excerpt_entry(1591070);
+        let forms = Forms::new(&entry, &["効き目".to_owned()], &sets("効利目眼"));
+        assert_eq!(
+            forms.kanji,
+            ["効き目", "利き目", "効目"],
+            "きき眼 and 利目 are written for the dominant eye, a sense not shown"
+        );
+        let senses = senses_of(&entry, &forms.label, &forms.reading);
+        assert_eq!(senses.len(), 1);
+        assert_eq!(senses[0].glosses[0], "effect");
     }
 
     #[test]
