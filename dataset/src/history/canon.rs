@@ -110,7 +110,7 @@ impl Table {
                 ],
                 &["roles"],
             ),
-            Table::Event => (&["start", "end", "kinds"], &["start", "kinds"]),
+            Table::Event => (&["start", "end", "kinds", "abroad"], &["start", "kinds"]),
             Table::Period => (&["start", "end"], &[]),
             Table::Capital => (&["start", "end", "seat_of"], &["scope", "seat_of"]),
             Table::Site => (&["start", "end", "kinds"], &["scope", "kinds"]),
@@ -178,6 +178,9 @@ pub struct Record {
     pub description: String,
     pub note: Option<String>,
     pub scope: Vec<String>,
+    /// Where outside Japan an event took place (the Korean Peninsula, Siberia), shown
+    /// with `scope` so an overseas war is not placed in "Japan".
+    pub abroad: Option<String>,
     pub relations: Vec<CanonRelation>,
     pub checked: Vec<Checked>,
     pub start: Option<Date>,
@@ -315,6 +318,7 @@ struct RawRow {
     note: Option<String>,
     #[serde(default)]
     scope: Vec<String>,
+    abroad: Option<String>,
     #[serde(default)]
     relations: Vec<RawRelation>,
     #[serde(default)]
@@ -386,6 +390,7 @@ impl RawRow {
             ("foreign", self.foreign.is_some()),
             ("relevance", self.relevance.is_some()),
             ("kinds", !self.kinds.is_empty()),
+            ("abroad", self.abroad.is_some()),
             ("seat_of", self.seat_of.is_some()),
             ("circuit", self.circuit.is_some()),
             ("prefectures", !self.prefectures.is_empty()),
@@ -512,6 +517,7 @@ fn record(table: Table, file: &'static str, row: RawRow) -> Result<Record, Vec<S
         description: row.description,
         note: row.note,
         scope: row.scope,
+        abroad: row.abroad,
         relations: row
             .relations
             .into_iter()

@@ -1,6 +1,7 @@
 //! Canon records as history entities and relations: names become aliases, dates a span
-//! with their precision, `scope` the names of the provinces and prefectures, and each
-//! entity cites the editors and the dictionary records it was checked against.
+//! with their precision, `scope` the names of the provinces and prefectures (then where
+//! abroad an event took place), and each entity cites the editors and the dictionary
+//! records it was checked against.
 
 use std::collections::HashMap;
 
@@ -51,6 +52,7 @@ fn entity(record: &Record, names: &HashMap<&str, String>) -> Entity {
         .scope
         .iter()
         .filter_map(|id| names.get(id.as_str()).map(String::as_str))
+        .chain(record.abroad.as_deref())
         .collect();
     entity.scope = Some(if scope.is_empty() {
         "Japan".to_string()

@@ -139,6 +139,39 @@ fn unknown_and_misplaced_fields_are_rejected() {
 }
 
 #[test]
+fn an_event_abroad_is_placed_where_it_happened_and_only_an_event_may_say_so() {
+    let event = r#"
+[[event]]
+id = "history-event-siberian-intervention-2834883"
+name = "シベリア出兵"
+reading = "シベリア しゅっぺい"
+romaji = "Shiberia Shuppei"
+ascii = "Shiberia Shuppei"
+label = "Siberian Intervention"
+start = "1918"
+end = "1922"
+kinds = ["war"]
+abroad = "Siberia and the Russian Far East"
+description = "Japan sent troops into Siberia."
+"#;
+    let (canon, problems) = canon_of(&[("events.toml", event)]);
+    assert!(problems.is_empty(), "{problems:?}");
+    let entities = canon_entity::entities(&canon);
+    assert_eq!(
+        entities[0].scope.as_deref(),
+        Some("Siberia and the Russian Far East")
+    );
+    let person_abroad = PERSONS.replace("born = ", "abroad = \"Korea\"\nborn = ");
+    let mut problems = Vec::new();
+    let records = canon::parse_file("persons.toml", &person_abroad, &mut problems).expect("parses");
+    assert!(records.is_empty());
+    assert!(
+        problems.iter().any(|p| p.contains("may not have `abroad`")),
+        "{problems:?}"
+    );
+}
+
+#[test]
 fn death_before_birth_living_persons_and_dangling_references_are_problems() {
     let reversed = PERSONS.replace("died = \"1598\"", "died = \"1501\"");
     let (_, problems) = canon_of(&[("persons.toml", &reversed)]);

@@ -417,12 +417,42 @@ pub fn senses(entry: &Entry) -> Vec<Sense> {
                 glosses: english(&sense.glosses).map(str::to_owned).collect(),
                 misc: sense.misc.clone(),
                 fields: sense.fields.clone(),
-                info: sense.info.clone(),
+                info: dialect_notes(&sense.dialects)
+                    .chain(sense.info.iter().cloned())
+                    .collect(),
                 see_also: sense.xrefs.clone(),
                 antonyms: sense.antonyms.clone(),
             }
         })
         .collect()
+}
+
+/// JMdict's dialect tags as notes a learner reads (`hob` → "Hokkaidō dialect"): without
+/// them a sense of one region's speech reads as standard Japanese (緩い "difficult", in
+/// the negative ゆるくない, is Hokkaidō and Tōhoku speech).
+fn dialect_notes(dialects: &[String]) -> impl Iterator<Item = String> + '_ {
+    dialects.iter().map(|code| {
+        let region = match code.as_str() {
+            "bra" => "Brazilian Japanese",
+            "hob" => "Hokkaidō",
+            "ksb" => "Kansai",
+            "ktb" => "Kantō",
+            "kyb" => "Kyōto",
+            "kyu" => "Kyūshū",
+            "nab" => "Nagano",
+            "osb" => "Ōsaka",
+            "rkb" => "Ryūkyū",
+            "thb" => "Tōhoku",
+            "tsb" => "Tosa",
+            "tsug" => "Tsugaru",
+            other => other,
+        };
+        if code == "bra" {
+            region.to_owned()
+        } else {
+            format!("{region} dialect")
+        }
+    })
 }
 
 /// The senses of the word as it is shown, written `label` and read `reading`: JMdict
@@ -452,22 +482,25 @@ pub fn senses_of(entry: &Entry, label: &str, reading: &str) -> Vec<Sense> {
     if kept.is_empty() { all } else { kept }
 }
 
-/// The editors' nouns that JMdict marks as taking する though する is not used with them
-/// (`content/suru_refused.tsv`: label, reading, reason; 自主 lives in 自主的 and
-/// compounds): their senses lose `vs`, so they get no する table and no suru-verb tag.
-const SURU_REFUSED: &str = include_str!("../../content/suru_refused.tsv");
+/// The parts of speech the editors refuse for a word though JMdict marks them
+/// (`content/pos_refused.tsv`: label, reading, JMdict's code, reason): `vs` for nouns
+/// that do not take する (自主 lives in 自主的 and compounds), `adj-na` for 症, a noun
+/// used as a suffix. Their senses lose the code, so no table and no tag is built on it.
+const POS_REFUSED: &str = include_str!("../../content/pos_refused.tsv");
 
-/// Whether the editors refused する for the word written `label` and read `reading`.
-pub fn suru_refused(label: &str, reading: &str) -> bool {
-    crate::editors::has_pair(SURU_REFUSED, label, reading)
+/// The parts of speech the editors refused for the word written `label`, read `reading`.
+fn refused_pos(label: &str, reading: &str) -> Vec<&'static str> {
+    crate::editors::rows(POS_REFUSED)
+        .filter(|row| row.first() == Some(&label) && row.get(1) == Some(&reading))
+        .filter_map(|row| row.get(2).copied())
+        .collect()
 }
 
-/// `senses` without JMdict's `vs` when the editors refused する for the word.
-pub fn without_refused_suru(mut senses: Vec<Sense>, label: &str, reading: &str) -> Vec<Sense> {
-    if suru_refused(label, reading) {
-        for sense in &mut senses {
-            sense.pos.retain(|pos| pos != "vs");
-        }
+/// `senses` without the parts of speech the editors refused for the word.
+pub fn without_refused_pos(mut senses: Vec<Sense>, label: &str, reading: &str) -> Vec<Sense> {
+    let refused = refused_pos(label, reading);
+    for sense in &mut senses {
+        sense.pos.retain(|pos| !refused.contains(&pos.as_str()));
     }
     senses
 }
@@ -613,6 +646,16 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn a_dialect_sense_says_whose_speech_it_is() {
+        let notes: Vec<String> =
+            dialect_notes(&["hob".into(), "thb".into(), "bra".into()]).collect();
+        assert_eq!(
+            notes,
+            ["Hokkaidō dialect", "Tōhoku dialect", "Brazilian Japanese"]
+        );
+    }
+
     fn sets(kanji: &str) -> KanjiSets {
         KanjiSets {
             joyo: kanji.chars().collect(),
@@ -685,7 +728,7 @@ mod tests {
     }
 
     #[test]
-    fn a_noun_the_editors_refused_suru_loses_its_table_and_tag() {
+    fn a_part_of_speech_the_editors_refused_loses_its_table_and_tag() {
         let sense = |pos: &[&str]| Sense {
             pos: pos.iter().map(|p| p.to_string()).collect(),
             glosses: vec!["independence".to_owned()],
@@ -703,14 +746,16 @@ mod tests {
         };
         let senses = vec![sense(&["n", "vs"])];
         assert!(conjugation("自主", std::slice::from_ref(&reading), &senses).is_some());
-        let senses = without_refused_suru(senses, "自主", "じしゅ");
+        let senses = without_refused_pos(senses, "自主", "じしゅ");
         assert_eq!(senses[0].pos, ["n"]);
         assert!(conjugation("自主", &[reading], &senses).is_none());
-        assert!(!suru_refused("勉強", "べんきょう"));
-        for line in SURU_REFUSED.lines().skip(1) {
+        assert!(refused_pos("勉強", "べんきょう").is_empty());
+        let suffix = without_refused_pos(vec![sense(&["adj-na", "n-suf"])], "症", "しょう");
+        assert_eq!(suffix[0].pos, ["n-suf"]);
+        for line in POS_REFUSED.lines().skip(1) {
             assert_eq!(
                 line.split('\t').filter(|c| !c.trim().is_empty()).count(),
-                3,
+                4,
                 "{line}"
             );
         }

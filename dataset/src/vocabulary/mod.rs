@@ -406,7 +406,7 @@ impl Draft {
         kanji_sets: &KanjiSets,
     ) -> anyhow::Result<Self> {
         let forms = Forms::new(graded.entry, &graded.headwords(), kanji_sets);
-        let senses = entry::without_refused_suru(
+        let senses = entry::without_refused_pos(
             entry::senses_of(graded.entry, &forms.label, &forms.reading),
             &forms.label,
             &forms.reading,
