@@ -149,8 +149,10 @@ pub fn occurrences(text: &str, forms: &[String]) -> Vec<(usize, usize)> {
     outer
 }
 
+/// Katakana inside a word: the letters, ー and the iteration marks, not the middle dot that
+/// sets words apart.
 fn is_katakana(c: char) -> bool {
-    matches!(c, '\u{30A1}'..='\u{30FA}' | 'ー' | 'ヽ' | 'ヾ')
+    crate::vocabulary::text::is_katakana(c) && c != '・'
 }
 
 /// The longer run of katakana a katakana form stands in, whatever the lexicon knows: a

@@ -93,13 +93,12 @@ pub fn relation_problems(
             && r.basis == "lifespan-overlaps-period"
             && let ((Some(born), Some(died)), (Some(start), Some(end))) =
                 (years(&r.from), years(&r.to))
-            && (born + super::relations::active_age(born)).max(start) >= died.min(end)
+            && let age = super::relations::active_age(born)
+            && (born + age).max(start) >= died.min(end)
         {
             problems.push(format!(
-                "{}: active during {} though not {} years old in it",
-                r.from,
-                r.to,
-                super::relations::active_age(born)
+                "{}: active during {} though not {age} years old in it",
+                r.from, r.to
             ));
         }
         if r.kind == "active-during"

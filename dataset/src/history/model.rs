@@ -172,17 +172,15 @@ fn writing_form(alias: &Alias) -> WritingForm {
     let script = match alias.script {
         AliasScript::Kanji => Script::Kanji,
         AliasScript::Romaji => Script::Latin,
-        AliasScript::Kana if alias.text.chars().any(is_katakana) => Script::Katakana,
+        AliasScript::Kana if alias.text.chars().any(crate::vocabulary::text::is_katakana) => {
+            Script::Katakana
+        }
         AliasScript::Kana => Script::Hiragana,
     };
     WritingForm {
         text: alias.text.clone(),
         script,
     }
-}
-
-fn is_katakana(c: char) -> bool {
-    ('\u{30A0}'..='\u{30FF}').contains(&c)
 }
 
 fn is_kana(c: char) -> bool {
