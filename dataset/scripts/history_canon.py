@@ -54,7 +54,7 @@ COMMON = {"id", "name", "reading", "romaji", "ascii", "wapuro", "label", "aliase
           "description", "note", "scope", "relations", "checked"}
 EXTRA = {
     "person": {"born", "died", "floruit", "roles", "offices", "foreign", "relevance"},
-    "event": {"start", "end", "kinds"},
+    "event": {"start", "end", "kinds", "abroad"},
     "period": {"start", "end"},
     "capital": {"start", "end", "seat_of"},
     "site": {"start", "end", "kinds"},

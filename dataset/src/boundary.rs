@@ -85,6 +85,18 @@ impl Lexicon {
 
     /// A lexicon form that covers `text[start..end]` and is longer than it.
     pub fn longer_word_around(&self, text: &str, start: usize, end: usize) -> Option<String> {
+        self.words_around(text, start, end)
+            .next()
+            .map(|(from, to)| text[from..to].to_owned())
+    }
+
+    /// The byte ranges of the lexicon forms that cover `text[start..end]` and are longer.
+    fn words_around<'t>(
+        &'t self,
+        text: &'t str,
+        start: usize,
+        end: usize,
+    ) -> impl Iterator<Item = (usize, usize)> + 't {
         let span_chars = text[start..end].chars().count();
         let reach = self.chars_max.saturating_sub(span_chars);
         let mut starts: Vec<usize> = text[..start]
@@ -100,16 +112,57 @@ impl Lexicon {
             .map(|(at, c)| end + at + c.len_utf8())
             .collect();
         ends.insert(0, end);
-        for &from in &starts {
-            for &to in &ends {
-                let longer = (from, to) != (start, end);
-                let fits = text[from..to].chars().count() <= self.chars_max;
-                if longer && fits && self.forms.contains(&text[from..to]) {
-                    return Some(text[from..to].to_owned());
-                }
-            }
-        }
-        None
+        starts
+            .into_iter()
+            .flat_map(move |from| ends.clone().into_iter().map(move |to| (from, to)))
+            .filter(move |&(from, to)| {
+                (from, to) != (start, end)
+                    && text[from..to].chars().count() <= self.chars_max
+                    && self.forms.contains(&text[from..to])
+            })
+    }
+}
+
+/// Longest kanji compound [`Lexicon::compounds`] keeps: longer ones are names and titles,
+/// and the search around a word grows with the square of this.
+const COMPOUND_CHARS_MAX: usize = 6;
+
+impl Lexicon {
+    /// The dictionary's written forms of kanji alone (具体的, 具体例, 欲求不満, 人種差別),
+    /// of two to [`COMPOUND_CHARS_MAX`] characters: a word written in kanji that stands
+    /// inside one of them in a sentence is part of that compound, not a word of its own,
+    /// though the analyser may cut the compound into it and the rest (具体 + 的).
+    pub fn compounds<'a>(forms: impl IntoIterator<Item = &'a str>) -> Self {
+        let forms: HashSet<String> = forms
+            .into_iter()
+            .filter(|f| (2..=COMPOUND_CHARS_MAX).contains(&f.chars().count()))
+            .filter(|f| f.chars().all(is_kanji))
+            .map(str::to_owned)
+            .collect();
+        let chars_max = forms.iter().map(|f| f.chars().count()).max().unwrap_or(0);
+        Self { forms, chars_max }
+    }
+
+    /// The compound a written form of `word` in kanji alone stands inside in `text`: a
+    /// longer form of this lexicon around it that starts and ends where the analyser's
+    /// tokens do (`starts`, `ends`: byte offsets). 具体的 is 具体|的, a compound; 諸事実 is
+    /// 諸|事実, so 諸事 in it is no word and 諸 stands alone.
+    pub fn compound_around(
+        &self,
+        text: &str,
+        word: &WordForms,
+        starts: &HashSet<usize>,
+        ends: &HashSet<usize>,
+    ) -> Option<String> {
+        let kanji_only = |&(start, end): &(usize, usize)| text[start..end].chars().all(is_kanji);
+        occurrences(text, &word.exact)
+            .into_iter()
+            .filter(kanji_only)
+            .find_map(|(start, end)| {
+                self.words_around(text, start, end)
+                    .find(|&(from, to)| starts.contains(&from) && ends.contains(&to))
+                    .map(|(from, to)| text[from..to].to_owned())
+            })
     }
 }
 
@@ -381,6 +434,39 @@ mod tests {
         );
         assert_eq!(inside("パンを食べた。", "パン"), Placement::OnBoundary);
         assert_eq!(inside("犬がいる。", "猫"), Placement::Absent);
+    }
+
+    /// Byte offsets of the token edges of `pieces`, concatenated.
+    fn edges(pieces: &[&str]) -> (HashSet<usize>, HashSet<usize>) {
+        let (mut starts, mut ends, mut at) = (HashSet::new(), HashSet::new(), 0);
+        for piece in pieces {
+            starts.insert(at);
+            at += piece.len();
+            ends.insert(at);
+        }
+        (starts, ends)
+    }
+
+    #[test]
+    fn a_kanji_word_inside_a_dictionary_compound_on_token_edges_is_that_compound() {
+        let compounds = Lexicon::compounds(["具体的", "具体例", "諸事", "事実", "美しい"]);
+        let concrete = word("具体", false);
+        let (starts, ends) = edges(&["具体", "的", "に", "話す"]);
+        assert_eq!(
+            compounds.compound_around("具体的に話す", &concrete, &starts, &ends),
+            Some("具体的".to_owned())
+        );
+        let (starts, ends) = edges(&["具体", "を", "示す"]);
+        assert_eq!(
+            compounds.compound_around("具体を示す", &concrete, &starts, &ends),
+            None
+        );
+        // 諸事実 is 諸|事実: the dictionary's 諸事 ends inside a token, so 諸 stands alone.
+        let (starts, ends) = edges(&["諸", "事実", "が", "ある"]);
+        assert_eq!(
+            compounds.compound_around("諸事実がある", &word("諸", false), &starts, &ends),
+            None
+        );
     }
 
     #[test]

@@ -4,12 +4,15 @@
 //! word JMdict marks honorific, humble or polite; no word whose first sense is archaic,
 //! obscure, rare or vulgar (neither a list row nor a frequent token is matched to one); and how many loanwords name their
 //! source language (JMdict's `lsource`) and source word (JMdict or UniDic); and how many
-//! lesson questions give their answer away (each one is a problem of `lessons::check`).
+//! lesson questions give their answer away (each one is a problem of `lessons::check`) or
+//! ask about a word written like another without saying which.
 
 use manabi_schemas::vocabulary::{OriginClass, VocabularyDetail};
 use manabi_schemas::{Learnable, LearnableBody, LearnableType};
 
-use manabi_schemas::lesson::Lesson;
+use std::collections::{BTreeMap, BTreeSet};
+
+use manabi_schemas::lesson::{Lesson, QuestionKind};
 
 use crate::conjugation::{Class, pattern_forms};
 use crate::lessons::check::give_away;
@@ -44,7 +47,64 @@ pub fn measure(artifact: &Artifact) -> LevelQuality {
     quality
         .figures
         .insert("lesson_questions_giving_away".to_owned(), give_aways);
+    homograph_questions(artifact, &mut quality);
     quality
+}
+
+/// No question has two right answers because its word is written like another one read
+/// otherwise (相対 そうたい and あいたい): such a word is not asked its reading, and its
+/// meaning question shows the reading (figure `lesson_questions_on_homographs`).
+fn homograph_questions(artifact: &Artifact, quality: &mut LevelQuality) {
+    let words: Vec<Learnable> = documents(artifact, LearnableType::Vocabulary).collect();
+    let mut readings_by_form: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut by_id: BTreeMap<&str, (&str, BTreeSet<&str>)> = BTreeMap::new();
+    for word in &words {
+        let LearnableBody::Vocabulary(detail) = &word.body else {
+            continue;
+        };
+        let readings: BTreeSet<&str> = detail.readings.iter().map(|r| r.text.as_str()).collect();
+        for form in &word.writing_forms {
+            readings_by_form
+                .entry(form.text.as_str())
+                .or_default()
+                .extend(&readings);
+        }
+        let label = word.label.as_deref().unwrap_or_default();
+        by_id.insert(word.id.as_str(), (label, readings));
+    }
+    let mut found = 0;
+    for lesson in artifact
+        .lessons
+        .iter()
+        .filter_map(|raw| serde_json::from_str::<Lesson>(&raw.json).ok())
+    {
+        for question in &lesson.questions {
+            let Some((label, own)) = by_id.get(question.learnable.as_str()) else {
+                continue;
+            };
+            let Some(other) = readings_by_form
+                .get(label)
+                .and_then(|all| all.iter().find(|r| !own.contains(*r)))
+            else {
+                continue;
+            };
+            let unclear = match question.kind {
+                QuestionKind::ReadingChoice => true,
+                QuestionKind::MeaningChoice => !own.iter().any(|r| question.prompt.contains(r)),
+                _ => false,
+            };
+            if unclear {
+                found += 1;
+                quality.problems.push(format!(
+                    "lesson {} {}: {label} is also read {other}, and the question does not say which word it asks about",
+                    lesson.id, question.id
+                ));
+            }
+        }
+    }
+    quality
+        .figures
+        .insert("lesson_questions_on_homographs".to_owned(), found);
 }
 
 fn grammar(artifact: &Artifact, quality: &mut LevelQuality) {

@@ -229,10 +229,13 @@ fn vocabulary_forms(learnables: &[Learnable], quality: &mut LevelQuality) {
 /// The editors' corrections hold in the artifact, so a change to the pipeline cannot bring
 /// back what a review removed: no kanji meaning or reading `kanji_refused.tsv` lists, no
 /// kanji pair `kanji_pairs_refused.tsv` lists, no
-/// example a table refuses (for every entry, for its word, for its grammar point), and every
+/// example a table refuses (for every entry, for its word, for its grammar point), no part
+/// of speech `pos_refused.tsv` refuses (and no row of it that names no entry), and every
 /// corrected sentence reads as `translations.tsv` has it (figure `editors_tables_unheld`).
 fn editors_tables(learnables: &[Learnable], quality: &mut LevelQuality) {
     let mut unheld = Vec::new();
+    let mut refused_pos_rows: BTreeSet<(&str, &str)> = entry::pos_refused_words().collect();
+    let mut word_readings: BTreeSet<&str> = BTreeSet::new();
     for learnable in learnables {
         let id = &learnable.id;
         let label = learnable.label.as_deref().unwrap_or_default();
@@ -267,6 +270,23 @@ fn editors_tables(learnables: &[Learnable], quality: &mut LevelQuality) {
                 continue;
             }
             LearnableBody::Vocabulary(detail) => {
+                let written: Vec<&str> = learnable
+                    .writing_forms
+                    .iter()
+                    .map(|form| form.text.as_str())
+                    .collect();
+                for reading in &detail.readings {
+                    word_readings.insert(reading.text.as_str());
+                    let refused = entry::refused_pos(&written, &reading.text);
+                    for form in &written {
+                        refused_pos_rows.remove(&(*form, reading.text.as_str()));
+                    }
+                    for pos in detail.senses.iter().flat_map(|s| &s.pos) {
+                        if refused.contains(&pos.as_str()) {
+                            unheld.push(format!("{id}: refused part of speech {pos}"));
+                        }
+                    }
+                }
                 for example in &detail.examples {
                     if crate::vocabulary::refused_for_word(label, &example.japanese) {
                         unheld.push(format!(
@@ -299,6 +319,17 @@ fn editors_tables(learnables: &[Learnable], quality: &mut LevelQuality) {
                 unheld.push(format!("{id}: {problem}"));
             }
         }
+    }
+    // A row of `pos_refused.tsv` that names no entry while a word of its reading is there
+    // refuses nothing: the word's forms changed and the row was left behind. An artifact
+    // without a word of that reading at all (a fixture) is no problem.
+    for (label, reading) in refused_pos_rows
+        .into_iter()
+        .filter(|(_, reading)| word_readings.contains(reading))
+    {
+        unheld.push(format!(
+            "pos_refused.tsv: {label} ({reading}) names no vocabulary entry"
+        ));
     }
     quality.figure("editors_tables_unheld", unheld.len());
     quality.problems.extend(unheld);

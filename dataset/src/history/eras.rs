@@ -326,7 +326,13 @@ fn era_sentence(entity: &Entity, row: &EraRow) -> String {
         None => row.kanji.clone(),
     };
     let span = match row.end {
-        Some(end) => format!("from {} to {}", row.start.display(), end.display()),
+        // japanera's end is the first day of the era that replaced it (Heisei ends
+        // 2019-05-01, Reiwa 1): said so, a learner does not take it for Heisei's last day.
+        Some(end) => format!(
+            "from {} until it was replaced on {}",
+            row.start.display(),
+            end.display()
+        ),
         None => format!("since {}", row.start.display()),
     };
     format!(

@@ -82,6 +82,9 @@ pub fn build_from(specs: &[WorldSpec], mut all: Vec<&Learnable>) -> Content {
     let exists = |id: &str| ids.contains(id);
     let mut runs: Runs<'_> = BTreeMap::new();
     let mut pools = Pools::default();
+    for learnable in &all {
+        pools.add_word(learnable);
+    }
     let mut levels = BTreeMap::new();
     for learnable in &all {
         let Some(level) = items::level(learnable, &kanji_levels) else {

@@ -1,7 +1,7 @@
 //! Questions: one per taught entry, its kind rotating through what the entry allows, with
 //! distractors drawn from entries of the same type and level.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use manabi_schemas::history::{HistoricalDate, HistoryDetail, HistoryType};
 use manabi_schemas::lesson::{Question, QuestionKind};
@@ -16,15 +16,42 @@ const CHOICES: usize = 4;
 /// The blank a cloze sentence shows.
 const BLANK: &str = "＿＿";
 
-/// Entries grouped by [`items::pool_key`], in id order.
+/// Entries grouped by [`items::pool_key`], in id order, and the readings every written form
+/// of a word has across the vocabulary.
 #[derive(Debug, Default)]
 pub struct Pools<'a> {
     by_key: BTreeMap<String, Vec<&'a Learnable>>,
+    readings_by_form: BTreeMap<&'a str, BTreeSet<&'a str>>,
 }
 
 impl<'a> Pools<'a> {
     pub fn add(&mut self, key: String, learnable: &'a Learnable) {
         self.by_key.entry(key).or_default().push(learnable);
+    }
+
+    /// Records the forms and readings of a word, graded or not, so that a word written like
+    /// another ([`Pools::homograph`]) is known whichever of them a lesson teaches.
+    pub fn add_word(&mut self, learnable: &'a Learnable) {
+        let LearnableBody::Vocabulary(detail) = &learnable.body else {
+            return;
+        };
+        for form in &learnable.writing_forms {
+            let readings = self.readings_by_form.entry(form.text.as_str()).or_default();
+            readings.extend(detail.readings.iter().map(|r| r.text.as_str()));
+        }
+    }
+
+    /// True when the word's label is also a written form of another word read otherwise:
+    /// 相対 is そうたい "relative" and あいたい "tête-à-tête", 凝らす こらす and こごらす.
+    /// "What does 相対 mean?" then has two answers, and so has "How is 凝らす read?".
+    fn homograph(&self, learnable: &Learnable) -> bool {
+        let LearnableBody::Vocabulary(detail) = &learnable.body else {
+            return false;
+        };
+        let own: BTreeSet<&str> = detail.readings.iter().map(|r| r.text.as_str()).collect();
+        self.readings_by_form
+            .get(items::label(learnable).as_str())
+            .is_some_and(|readings| readings.iter().any(|r| !own.contains(r)))
     }
 
     /// Up to three distractors for `target`: entries of its pool whose `show` is neither
@@ -218,9 +245,13 @@ fn blank(sentence: &str, word: &str) -> Option<String> {
 /// None when the meaning only repeats the word (a title glossed by its own name) or its
 /// name in letters (延喜式 "Completion of the Engishiki" asks nothing but romanisation).
 /// `name` leads into the answer in the explanation: "a word meaning", "known in English as".
-fn meaning_draft(learnable: &Learnable, name: &str) -> Option<Draft> {
+/// A homograph's prompt gives its reading (`相対（あいたい）`), which tells it from the other.
+fn meaning_draft(learnable: &Learnable, name: &str, homograph: bool) -> Option<Draft> {
     let label = items::label(learnable);
-    let shown = link(&learnable.id, &label);
+    let shown = match items::reading(learnable) {
+        Some(reading) if homograph => format!("{}（{reading}）", link(&learnable.id, &label)),
+        _ => link(&learnable.id, &label),
+    };
     let answer = items::meaning(learnable);
     if answer.contains(&label)
         || check::names_in_letters(&answer, &learnable.writing_forms).is_some()
@@ -403,18 +434,21 @@ fn kana_draft(learnable: &Learnable, turn: usize) -> Option<Draft> {
     })
 }
 
-/// The question kinds an entry can be asked, in rotation order.
-fn drafts(learnable: &Learnable, turn: usize) -> Vec<Draft> {
+/// The question kinds an entry can be asked, in rotation order. A homograph is not asked
+/// its reading: the other word's reading would be as right.
+fn drafts(learnable: &Learnable, turn: usize, homograph: bool) -> Vec<Draft> {
     let mut found = Vec::new();
     match &learnable.body {
         LearnableBody::Vocabulary(_) => {
             found.extend(cloze_draft(learnable));
-            found.extend(meaning_draft(learnable, "a word meaning"));
-            found.extend(reading_draft(learnable));
+            found.extend(meaning_draft(learnable, "a word meaning", homograph));
+            if !homograph {
+                found.extend(reading_draft(learnable));
+            }
         }
         LearnableBody::Kanji(_) => {
             found.push(kanji_draft(learnable));
-            found.extend(meaning_draft(learnable, "a kanji meaning"));
+            found.extend(meaning_draft(learnable, "a kanji meaning", false));
             found.extend(reading_draft(learnable));
         }
         LearnableBody::Grammar(_) => {
@@ -423,7 +457,7 @@ fn drafts(learnable: &Learnable, turn: usize) -> Vec<Draft> {
         }
         LearnableBody::Character(_) => found.extend(kana_draft(learnable, turn)),
         LearnableBody::Radical(_) => {
-            found.extend(meaning_draft(learnable, "a radical meaning"));
+            found.extend(meaning_draft(learnable, "a radical meaning", false));
             found.extend(reading_draft(learnable));
         }
         LearnableBody::History(detail) => {
@@ -434,7 +468,7 @@ fn drafts(learnable: &Learnable, turn: usize) -> Vec<Draft> {
                 detail.history_type,
                 HistoryType::Person | HistoryType::Place
             ) {
-                found.extend(meaning_draft(learnable, "known in English as"));
+                found.extend(meaning_draft(learnable, "known in English as", false));
             }
             found.extend(reading_draft(learnable));
             found.extend(date_draft(learnable, detail.history_type));
@@ -457,7 +491,7 @@ pub fn question(
     learnable: &Learnable,
     turn: usize,
 ) -> Option<Question> {
-    let mut drafts = drafts(learnable, turn);
+    let mut drafts = drafts(learnable, turn, pools.homograph(learnable));
     if drafts.is_empty() {
         return None;
     }

@@ -140,3 +140,36 @@ fn the_worlds_file_has_twenty_worlds() {
     let specs = worlds::load(&worlds::worlds_file()).expect("worlds file");
     worlds::check_count(&specs).expect("20 worlds");
 }
+
+#[test]
+fn a_word_written_like_another_is_asked_with_its_reading_and_not_its_reading() {
+    use manabi_schemas::LearnableBody;
+    use manabi_schemas::lesson::QuestionKind;
+    let mut entries = learnables();
+    let word = entries
+        .iter()
+        .find(|l| matches!(&l.body, LearnableBody::Vocabulary(d) if !d.readings.is_empty()))
+        .expect("a word in the fixture")
+        .clone();
+    // A second word written the same, read otherwise (相対 そうたい and あいたい).
+    let mut other = word.clone();
+    other.id = format!("{}-homograph", word.id);
+    if let LearnableBody::Vocabulary(detail) = &mut other.body {
+        detail.readings[0].text = "あいたい".to_owned();
+    }
+    entries.push(other.clone());
+    let built = content(&entries);
+    let asked: Vec<_> = built
+        .lessons
+        .iter()
+        .flat_map(|l| &l.doc.questions)
+        .filter(|q| q.learnable == word.id || q.learnable == other.id)
+        .collect();
+    assert!(!asked.is_empty());
+    for question in asked {
+        assert_ne!(question.kind, QuestionKind::ReadingChoice, "{question:?}");
+        if question.kind == QuestionKind::MeaningChoice {
+            assert!(question.prompt.contains('（'), "{question:?}");
+        }
+    }
+}

@@ -146,19 +146,28 @@ fn examples_by_radical(inputs: &BuildInputs<'_>) -> BTreeMap<u8, Vec<String>> {
         .collect()
 }
 
+/// A radical's form is written as a kanji or a radical sign, except the variants that are
+/// kana (ノ for 丿, ハ for 八), which are katakana.
+fn form_script(text: &str) -> Script {
+    if crate::vocabulary::text::is_kana(text) {
+        crate::vocabulary::text::script_of(text)
+    } else {
+        Script::Kanji
+    }
+}
+
 fn radical_learnable(
     ctx: &BuildContext,
     row: &RadicalRow,
     examples: Vec<String>,
 ) -> anyhow::Result<Learnable> {
-    let mut forms = vec![WritingForm {
-        text: row.character.clone(),
-        script: Script::Kanji,
-    }];
-    forms.extend(row.variants.iter().map(|v| WritingForm {
-        text: v.clone(),
-        script: Script::Kanji,
-    }));
+    let forms = std::iter::once(&row.character)
+        .chain(&row.variants)
+        .map(|text| WritingForm {
+            text: text.clone(),
+            script: form_script(text),
+        })
+        .collect();
     let mut sources = vec![editors::cite(
         Some(format!("kangxi-{}", row.number)),
         &[

@@ -488,17 +488,26 @@ pub fn senses_of(entry: &Entry, label: &str, reading: &str) -> Vec<Sense> {
 /// used as a suffix. Their senses lose the code, so no table and no tag is built on it.
 const POS_REFUSED: &str = include_str!("../../content/pos_refused.tsv");
 
-/// The parts of speech the editors refused for the word written `label`, read `reading`.
-fn refused_pos(label: &str, reading: &str) -> Vec<&'static str> {
+/// The parts of speech the editors refused for the word read `reading` and written in one of
+/// `written` (its label or another of its forms: the row for 箒 holds for ほうき, which is
+/// labelled in kana).
+pub fn refused_pos(written: &[&str], reading: &str) -> Vec<&'static str> {
     crate::editors::rows(POS_REFUSED)
-        .filter(|row| row.first() == Some(&label) && row.get(1) == Some(&reading))
+        .filter(|row| {
+            row.first().is_some_and(|w| written.contains(w)) && row.get(1) == Some(&reading)
+        })
         .filter_map(|row| row.get(2).copied())
         .collect()
 }
 
+/// The words the editors refused a part of speech for, as (label, reading).
+pub fn pos_refused_words() -> impl Iterator<Item = (&'static str, &'static str)> {
+    crate::editors::rows(POS_REFUSED).filter_map(|row| Some((*row.first()?, *row.get(1)?)))
+}
+
 /// `senses` without the parts of speech the editors refused for the word.
-pub fn without_refused_pos(mut senses: Vec<Sense>, label: &str, reading: &str) -> Vec<Sense> {
-    let refused = refused_pos(label, reading);
+pub fn without_refused_pos(mut senses: Vec<Sense>, written: &[&str], reading: &str) -> Vec<Sense> {
+    let refused = refused_pos(written, reading);
     for sense in &mut senses {
         sense.pos.retain(|pos| !refused.contains(&pos.as_str()));
     }
@@ -746,11 +755,11 @@ mod tests {
         };
         let senses = vec![sense(&["n", "vs"])];
         assert!(conjugation("自主", std::slice::from_ref(&reading), &senses).is_some());
-        let senses = without_refused_pos(senses, "自主", "じしゅ");
+        let senses = without_refused_pos(senses, &["自主"], "じしゅ");
         assert_eq!(senses[0].pos, ["n"]);
         assert!(conjugation("自主", &[reading], &senses).is_none());
-        assert!(refused_pos("勉強", "べんきょう").is_empty());
-        let suffix = without_refused_pos(vec![sense(&["adj-na", "n-suf"])], "症", "しょう");
+        assert!(refused_pos(&["勉強"], "べんきょう").is_empty());
+        let suffix = without_refused_pos(vec![sense(&["adj-na", "n-suf"])], &["症"], "しょう");
         assert_eq!(suffix[0].pos, ["n-suf"]);
         for line in POS_REFUSED.lines().skip(1) {
             assert_eq!(

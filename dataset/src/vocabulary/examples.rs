@@ -49,6 +49,18 @@ pub struct WordQuery {
     pub readings: Vec<String>,
     /// What every sense of the word is, when the analyser must agree (see [`Senses`]).
     pub senses: Senses,
+    /// The word is a prefix, suffix, counter or numeral in some sense ([`is_affix`]).
+    pub affix: bool,
+}
+
+/// JMdict's parts of speech of words that live in compounds: prefixes, suffixes, counters
+/// and numerals (第 in 第二, 症 in 依存症, 三 in 三人).
+const AFFIX_POS: [&str; 6] = ["pref", "suf", "n-pref", "n-suf", "ctr", "num"];
+
+/// True when a sense of the word is an affix, counter or numeral: compounds are how it is
+/// used, so a kanji compound around it does not make a sentence another word's.
+pub fn is_affix<'a>(mut pos: impl Iterator<Item = &'a [String]>) -> bool {
+    pos.any(|list| list.iter().any(|p| AFFIX_POS.contains(&p.as_str())))
 }
 
 /// The word class all of a word's senses share, where it decides an example.
@@ -102,6 +114,8 @@ impl Senses {
 pub struct Judge<'a> {
     pub tokenizer: &'a Tokenizer,
     pub lexicon: &'a Lexicon,
+    /// JMdict's kanji compounds ([`Lexicon::compounds`]): 具体 in 具体的 is not 具体.
+    pub compounds: &'a Lexicon,
     pub levels: &'a HashMap<String, u8>,
 }
 
@@ -115,14 +129,21 @@ impl Judge<'_> {
             matched |= word.forms.exact.iter().any(|f| f == key)
         });
         Ok(matched
-            && self.on_boundary(text, &tokens, &word.forms)
+            && self.on_boundary(text, &tokens, word)
             && reads_as(text, &tokens, word)
             && classes_agree(text, &tokens, word))
     }
 
-    fn on_boundary(&self, text: &str, tokens: &[Morpheme], word: &WordForms) -> bool {
+    fn on_boundary(&self, text: &str, tokens: &[Morpheme], query: &WordQuery) -> bool {
+        let word = &query.forms;
+        let (starts, ends) = token_edges(tokens);
         aligned(text, tokens, &word.exact)
             && boundary::placement(text, word, self.lexicon) == Placement::OnBoundary
+            && (query.affix
+                || self
+                    .compounds
+                    .compound_around(text, word, &starts, &ends)
+                    .is_none())
     }
 
     /// How many tokens are vocabulary words harder than `level`.
@@ -189,7 +210,7 @@ impl Corpus {
                 found.extend(by_form.get(key).into_iter().flatten());
             });
             for word in found {
-                if !judge.on_boundary(text, &tokens, &words[word].forms)
+                if !judge.on_boundary(text, &tokens, &words[word])
                     || !reads_as(text, &tokens, &words[word])
                     || !classes_agree(text, &tokens, &words[word])
                 {
@@ -321,11 +342,17 @@ fn honorific_verb(text: &str, start: usize, end: usize) -> bool {
 /// Whether every occurrence of the word's forms in `text` starts and ends on a token
 /// boundary.
 fn aligned(text: &str, tokens: &[Morpheme], forms: &[String]) -> bool {
-    let starts: HashSet<usize> = tokens.iter().map(|t| t.start).collect();
-    let ends: HashSet<usize> = tokens.iter().map(|t| t.end).collect();
+    let (starts, ends) = token_edges(tokens);
     boundary::occurrences(text, forms)
         .iter()
         .all(|(start, end)| starts.contains(start) && ends.contains(end))
+}
+
+/// The byte offsets where the tokens start, and where they end.
+fn token_edges(tokens: &[Morpheme]) -> (HashSet<usize>, HashSet<usize>) {
+    let starts = tokens.iter().map(|t| t.start).collect();
+    let ends = tokens.iter().map(|t| t.end).collect();
+    (starts, ends)
 }
 
 /// Lower is better: close to the ideal length, with English, with more translations.
@@ -480,6 +507,7 @@ mod audit {
                     .map(|r| katakana_to_hiragana(&r.text))
                     .collect(),
                 senses: Senses::of(detail.senses.iter().map(|s| s.pos.as_slice())),
+                affix: is_affix(detail.senses.iter().map(|s| s.pos.as_slice())),
             };
             entries += 1;
             let mut any_off = false;

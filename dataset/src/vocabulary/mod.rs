@@ -155,6 +155,8 @@ pub fn build_reported(ctx: &BuildContext) -> anyhow::Result<(Part, Report)> {
 struct Sources {
     words: Vec<Word>,
     entries: Vec<Entry>,
+    /// JMdict's kanji compounds, of all its entries ([`Lexicon::compounds`]).
+    compounds: Lexicon,
     corpus: Corpus,
     dictionaries: AccentDictionaries,
     /// NAIST-JDIC's analyser: its units are closer to dictionary words than UniDic's
@@ -189,7 +191,10 @@ impl Sources {
         // The matcher reads kana in either script (a row とん is the entry トン), so the
         // filter does too; comparing scripts exactly once dropped the entry 屯 (トン, ton)
         // and matched the N3 row to とん (a knock).
+        // Every entry's written forms are kept for the compounds a word can stand in.
+        let mut written = Vec::new();
         let entries = jmdict::read_gz(&jmdict_path, |entry| {
+            written.extend(entry.kanji.iter().map(|k| k.text.clone()));
             let kanji = entry.kanji.iter().map(|k| k.text.clone());
             let readings = entry.readings.iter().map(|r| katakana_to_hiragana(&r.text));
             kanji.chain(readings).any(|form| forms.contains(&form))
@@ -205,6 +210,7 @@ impl Sources {
         Ok(Self {
             words,
             entries,
+            compounds: Lexicon::compounds(written.iter().map(String::as_str)),
             corpus: Corpus::new(sentences),
             dictionaries,
             tokenizer,
@@ -406,9 +412,13 @@ impl Draft {
         kanji_sets: &KanjiSets,
     ) -> anyhow::Result<Self> {
         let forms = Forms::new(graded.entry, &graded.headwords(), kanji_sets);
+        let written: Vec<&str> = std::iter::once(&forms.label)
+            .chain(&forms.kanji)
+            .map(String::as_str)
+            .collect();
         let senses = entry::without_refused_pos(
             entry::senses_of(graded.entry, &forms.label, &forms.reading),
-            &forms.label,
+            &written,
             &forms.reading,
         );
         let query = Query {
@@ -475,6 +485,7 @@ fn choose_examples(
                 .map(|r| katakana_to_hiragana(&r.text))
                 .collect(),
             senses: examples::Senses::of(graded.entry.english_senses().map(|s| s.pos.as_slice())),
+            affix: examples::is_affix(graded.entry.english_senses().map(|s| s.pos.as_slice())),
         })
         .collect();
     let lexicon = Lexicon::new(queries.iter().map(|q| &q.forms));
@@ -491,6 +502,7 @@ fn choose_examples(
     let judge = Judge {
         tokenizer,
         lexicon: &lexicon,
+        compounds: &sources.compounds,
         levels: &levels,
     };
     let found = corpus.best_sentences(&queries, &judge)?;
