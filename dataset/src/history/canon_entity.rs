@@ -133,11 +133,7 @@ fn summary(record: &Record) -> String {
         .next()
         .unwrap_or(&record.description)
         .trim();
-    if first.chars().count() <= SUMMARY_CHARS_MAX {
-        return first.to_string();
-    }
-    let cut: String = first.chars().take(SUMMARY_CHARS_MAX).collect();
-    format!("{}…", cut.trim_end())
+    super::model::shortened(first, SUMMARY_CHARS_MAX)
 }
 
 fn life_years(start: Option<Date>, end: Option<Date>) -> String {

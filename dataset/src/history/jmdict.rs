@@ -444,16 +444,8 @@ fn summary(kind: HistoryType, entity: &Entity, text: &str) -> String {
         HistoryType::Place => format!("Former province of Japan: {}", entity.name),
         HistoryType::Period => format!("Historical period{}", years.unwrap_or_default()),
         HistoryType::Event => format!("Historical event{}", years.unwrap_or_default()),
-        _ => first_chars(text, 120),
+        _ => super::model::shortened(text, 120),
     }
-}
-
-fn first_chars(text: &str, chars_max: usize) -> String {
-    if text.chars().count() <= chars_max {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(chars_max).collect();
-    format!("{}…", cut.trim_end())
 }
 
 fn description(kind: HistoryType, entity: &Entity, entry: &Entry, text: &str) -> String {

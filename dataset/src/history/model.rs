@@ -205,3 +205,17 @@ pub fn script_of(text: &str) -> AliasScript {
         AliasScript::Romaji
     }
 }
+
+/// `text` when it has at most `chars_max` characters, else its longest run of whole words
+/// that fits, with an ellipsis: a summary never stops inside a word ("were di…").
+pub fn shortened(text: &str, chars_max: usize) -> String {
+    if text.chars().count() <= chars_max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(chars_max).collect();
+    let words = match cut.rfind(char::is_whitespace) {
+        Some(at) => &cut[..at],
+        None => cut.as_str(),
+    };
+    format!("{}…", words.trim_end_matches([' ', ',', ';', ':']))
+}

@@ -493,3 +493,14 @@ fn a_life_counts_in_a_period_from_the_age_of_coming_of_age_of_its_time() {
     // Kurosawa Akira (1910) turns twenty in 1930, after Taishō (to 1926) ended.
     assert!(1910 + active_age(1910) > 1926);
 }
+
+#[test]
+fn a_shortened_summary_ends_on_a_whole_word() {
+    let text = "The occupation's breaking up of the conglomerates, whose holding companies were dissolved.";
+    let short = super::model::shortened(text, 82);
+    assert_eq!(
+        short,
+        "The occupation's breaking up of the conglomerates, whose holding companies were…"
+    );
+    assert_eq!(super::model::shortened("Short.", 80), "Short.");
+}

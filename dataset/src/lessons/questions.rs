@@ -81,9 +81,18 @@ impl<'a> Pools<'a> {
         // three full names): candidates of about its length come first.
         let japanese = !answer.chars().any(|c| c.is_ascii_alphabetic());
         let length = answer.chars().count();
-        let far_in_length =
-            |shown: &str| japanese && shown.chars().count().abs_diff(length) > 2.max(length / 2);
-        let mut candidates: Vec<(bool, bool, bool, u64, String)> = pool
+        // A short one stands out by any other length (茶 among 独特, 不正, 偶然): for an
+        // answer of one or two characters, those of its very length come first.
+        let off_length = |shown: &str| {
+            let off = shown.chars().count().abs_diff(length);
+            match () {
+                _ if !japanese || off == 0 => 0u8,
+                _ if off > 2.max(length / 2) => 2,
+                _ if length <= 2 => 1,
+                _ => 0,
+            }
+        };
+        let mut candidates: Vec<(u8, bool, bool, u64, String)> = pool
             .iter()
             .filter(|candidate| candidate.id != target.id && !clashes(candidate))
             // A choice of another script than the answer would give the answer away.
@@ -97,7 +106,7 @@ impl<'a> Pools<'a> {
                 }
                 let ends_otherwise = !shown.ends_with(&check::kana_ending(word));
                 Some((
-                    far_in_length(&shown),
+                    off_length(&shown),
                     ends_otherwise,
                     check::initial(&shown) != initial,
                     order,
@@ -274,10 +283,21 @@ fn reading_draft(learnable: &Learnable) -> Option<Draft> {
         return None;
     }
     let shown = link(&learnable.id, &label);
+    // A radical's "reading" is its name (工 is called たくみ, but read こう): asked as such.
+    let (prompt, explanation) = match learnable.body {
+        LearnableBody::Radical(_) => (
+            format!("What is the radical {shown} called?"),
+            format!("As a radical, {shown} is called {answer}."),
+        ),
+        _ => (
+            format!("How is {shown} read?"),
+            format!("{shown} is read {answer}."),
+        ),
+    };
     Some(Draft {
         kind: QuestionKind::ReadingChoice,
-        prompt: format!("How is {shown} read?"),
-        explanation: format!("{shown} is read {answer}."),
+        prompt,
+        explanation,
         answer,
         show: show_reading,
     })
