@@ -513,9 +513,10 @@ impl Edits {
     }
 }
 
-/// `1712-01-28` or `880`.
+/// `1712-01-28`, `880`, or `~1122` (about 1122).
 fn parse_edit_date(text: &str) -> Option<Date> {
-    let mut parts = text.split('-');
+    let approximate = text.starts_with('~');
+    let mut parts = text.trim_start_matches('~').split('-');
     let year = parts.next()?.parse().ok()?;
     let month = parts.next().and_then(|m| m.parse().ok());
     let day = parts.next().and_then(|d| d.parse().ok());
@@ -523,7 +524,7 @@ fn parse_edit_date(text: &str) -> Option<Date> {
         year,
         month,
         day,
-        approximate: false,
+        approximate,
     })
 }
 

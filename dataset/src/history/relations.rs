@@ -720,12 +720,15 @@ fn overlaps_days(a: &Entity, b: &Entity) -> bool {
 
 /// Rule for dating into eras: a day date from 1583 on (both sides Gregorian) falls in the
 /// era whose start ≤ date < end; otherwise the year must lie in exactly one era of a court
-/// line, or that line gives no era for it.
+/// line, or that line gives no era for it. An approximate date (`c. 1122`) is in none.
 pub fn eras_containing<'a>(
     courts: &HashMap<EraCourt, Vec<&'a Entity>>,
     date: Date,
 ) -> Vec<&'a Entity> {
     let mut found = Vec::new();
+    if date.approximate {
+        return found;
+    }
     for eras in courts.values() {
         if date.is_day_precise() && date.year >= 1583 {
             found.extend(eras.iter().copied().filter(|era| {

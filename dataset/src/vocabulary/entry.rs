@@ -462,12 +462,18 @@ fn dialect_notes(dialects: &[String]) -> impl Iterator<Item = String> + '_ {
 pub fn senses_of(entry: &Entry, label: &str, reading: &str) -> Vec<Sense> {
     let all = senses(entry);
     let label_has_kanji = !is_kana(label);
+    // A word labelled in kana is that reading element: JMdict's `stagr` names the script
+    // too (the classical auxiliary まじ "must not" is not the slang マジ of the same entry).
+    // A label with kanji is matched on its reading in either script.
     let applies = |sense: &jmdict::Sense| {
         let reading_fits = sense.only_for_readings.is_empty()
-            || sense
-                .only_for_readings
-                .iter()
-                .any(|r| katakana_to_hiragana(r) == katakana_to_hiragana(reading));
+            || sense.only_for_readings.iter().any(|r| {
+                if label_has_kanji {
+                    katakana_to_hiragana(r) == katakana_to_hiragana(reading)
+                } else {
+                    r == label
+                }
+            });
         let spelling_fits = !label_has_kanji
             || sense.only_for_kanji.is_empty()
             || sense.only_for_kanji.iter().any(|k| k == label);
