@@ -10,12 +10,12 @@
 use manabi_schemas::vocabulary::{OriginClass, VocabularyDetail};
 use manabi_schemas::{Learnable, LearnableBody, LearnableType};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use manabi_schemas::lesson::{Lesson, QuestionKind};
 
 use crate::conjugation::{Class, pattern_forms};
-use crate::lessons::check::give_away;
+use crate::lessons::check::{Homographs, give_away};
 use crate::quality::LevelQuality;
 use crate::vocabulary::entry;
 use crate::vocabulary::frequency::MARKED_SENSES;
@@ -56,22 +56,11 @@ pub fn measure(artifact: &Artifact) -> LevelQuality {
 /// meaning question shows the reading (figure `lesson_questions_on_homographs`).
 fn homograph_questions(artifact: &Artifact, quality: &mut LevelQuality) {
     let words: Vec<Learnable> = documents(artifact, LearnableType::Vocabulary).collect();
-    let mut readings_by_form: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    let mut by_id: BTreeMap<&str, (&str, BTreeSet<&str>)> = BTreeMap::new();
+    let mut homographs = Homographs::default();
     for word in &words {
-        let LearnableBody::Vocabulary(detail) = &word.body else {
-            continue;
-        };
-        let readings: BTreeSet<&str> = detail.readings.iter().map(|r| r.text.as_str()).collect();
-        for form in &word.writing_forms {
-            readings_by_form
-                .entry(form.text.as_str())
-                .or_default()
-                .extend(&readings);
-        }
-        let label = word.label.as_deref().unwrap_or_default();
-        by_id.insert(word.id.as_str(), (label, readings));
+        homographs.add(word);
     }
+    let by_id: BTreeMap<&str, &Learnable> = words.iter().map(|w| (w.id.as_str(), w)).collect();
     let mut found = 0;
     for lesson in artifact
         .lessons
@@ -79,22 +68,26 @@ fn homograph_questions(artifact: &Artifact, quality: &mut LevelQuality) {
         .filter_map(|raw| serde_json::from_str::<Lesson>(&raw.json).ok())
     {
         for question in &lesson.questions {
-            let Some((label, own)) = by_id.get(question.learnable.as_str()) else {
+            let Some(word) = by_id.get(question.learnable.as_str()) else {
                 continue;
             };
-            let Some(other) = readings_by_form
-                .get(label)
-                .and_then(|all| all.iter().find(|r| !own.contains(*r)))
-            else {
+            let Some(other) = homographs.other_reading(word) else {
+                continue;
+            };
+            let LearnableBody::Vocabulary(detail) = &word.body else {
                 continue;
             };
             let unclear = match question.kind {
                 QuestionKind::ReadingChoice => true,
-                QuestionKind::MeaningChoice => !own.iter().any(|r| question.prompt.contains(r)),
+                QuestionKind::MeaningChoice => !detail
+                    .readings
+                    .iter()
+                    .any(|r| question.prompt.contains(r.text.as_str())),
                 _ => false,
             };
             if unclear {
                 found += 1;
+                let label = word.label.as_deref().unwrap_or_default();
                 quality.problems.push(format!(
                     "lesson {} {}: {label} is also read {other}, and the question does not say which word it asks about",
                     lesson.id, question.id

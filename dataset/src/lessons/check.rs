@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use manabi_schemas::learnable::{Script, WritingForm};
 use manabi_schemas::lesson::{Journey, Lesson, Question, QuestionKind, World};
 use manabi_schemas::markup;
+use manabi_schemas::{Learnable, LearnableBody};
 
 use manabi_artifact::Artifact;
 
@@ -235,6 +236,41 @@ pub fn content_words(text: &str) -> BTreeSet<String> {
         .map(str::to_lowercase)
         .filter(|w| w.chars().count() >= 3 && !FUNCTION_WORDS.contains(&w.as_str()))
         .collect()
+}
+
+/// The readings every written form of a word has across the vocabulary, for telling a word
+/// written like another read otherwise (相対 is そうたい "relative" and あいたい
+/// "tête-à-tête", 凝らす こらす and こごらす): "What does 相対 mean?" then has two answers,
+/// and so has "How is 凝らす read?". The builder asks by it and `verify` checks by it.
+#[derive(Debug, Default)]
+pub struct Homographs<'a> {
+    readings_by_form: BTreeMap<&'a str, BTreeSet<&'a str>>,
+}
+
+impl<'a> Homographs<'a> {
+    /// Records the forms and readings of a word, graded or not; other entries are ignored.
+    pub fn add(&mut self, learnable: &'a Learnable) {
+        let LearnableBody::Vocabulary(detail) = &learnable.body else {
+            return;
+        };
+        for form in &learnable.writing_forms {
+            let readings = self.readings_by_form.entry(form.text.as_str()).or_default();
+            readings.extend(detail.readings.iter().map(|r| r.text.as_str()));
+        }
+    }
+
+    /// A reading of another word written like this word's label, when there is one.
+    pub fn other_reading(&self, learnable: &Learnable) -> Option<&'a str> {
+        let LearnableBody::Vocabulary(detail) = &learnable.body else {
+            return None;
+        };
+        let label = super::items::label(learnable);
+        self.readings_by_form
+            .get(label.as_str())?
+            .iter()
+            .copied()
+            .find(|r| !detail.readings.iter().any(|own| own.text == *r))
+    }
 }
 
 /// The word a reading question shows when it shows kana beside its kanji (決ま**り**,

@@ -1,7 +1,7 @@
 //! Questions: one per taught entry, its kind rotating through what the entry allows, with
 //! distractors drawn from entries of the same type and level.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use manabi_schemas::history::{HistoricalDate, HistoryDetail, HistoryType};
 use manabi_schemas::lesson::{Question, QuestionKind};
@@ -16,12 +16,12 @@ const CHOICES: usize = 4;
 /// The blank a cloze sentence shows.
 const BLANK: &str = "＿＿";
 
-/// Entries grouped by [`items::pool_key`], in id order, and the readings every written form
-/// of a word has across the vocabulary.
+/// Entries grouped by [`items::pool_key`], in id order, and every word's readings by its
+/// written forms ([`check::Homographs`]).
 #[derive(Debug, Default)]
 pub struct Pools<'a> {
     by_key: BTreeMap<String, Vec<&'a Learnable>>,
-    readings_by_form: BTreeMap<&'a str, BTreeSet<&'a str>>,
+    homographs: check::Homographs<'a>,
 }
 
 impl<'a> Pools<'a> {
@@ -30,28 +30,9 @@ impl<'a> Pools<'a> {
     }
 
     /// Records the forms and readings of a word, graded or not, so that a word written like
-    /// another ([`Pools::homograph`]) is known whichever of them a lesson teaches.
+    /// another is known whichever of them a lesson teaches.
     pub fn add_word(&mut self, learnable: &'a Learnable) {
-        let LearnableBody::Vocabulary(detail) = &learnable.body else {
-            return;
-        };
-        for form in &learnable.writing_forms {
-            let readings = self.readings_by_form.entry(form.text.as_str()).or_default();
-            readings.extend(detail.readings.iter().map(|r| r.text.as_str()));
-        }
-    }
-
-    /// True when the word's label is also a written form of another word read otherwise:
-    /// 相対 is そうたい "relative" and あいたい "tête-à-tête", 凝らす こらす and こごらす.
-    /// "What does 相対 mean?" then has two answers, and so has "How is 凝らす read?".
-    fn homograph(&self, learnable: &Learnable) -> bool {
-        let LearnableBody::Vocabulary(detail) = &learnable.body else {
-            return false;
-        };
-        let own: BTreeSet<&str> = detail.readings.iter().map(|r| r.text.as_str()).collect();
-        self.readings_by_form
-            .get(items::label(learnable).as_str())
-            .is_some_and(|readings| readings.iter().any(|r| !own.contains(r)))
+        self.homographs.add(learnable);
     }
 
     /// Up to three distractors for `target`: entries of its pool whose `show` is neither
@@ -85,11 +66,14 @@ impl<'a> Pools<'a> {
         // answer of one or two characters, those of its very length come first.
         let off_length = |shown: &str| {
             let off = shown.chars().count().abs_diff(length);
-            match () {
-                _ if !japanese || off == 0 => 0u8,
-                _ if off > 2.max(length / 2) => 2,
-                _ if length <= 2 => 1,
-                _ => 0,
+            if !japanese || off == 0 {
+                0u8
+            } else if off > 2.max(length / 2) {
+                2
+            } else if length <= 2 {
+                1
+            } else {
+                0
             }
         };
         let mut candidates: Vec<(u8, bool, bool, u64, String)> = pool
@@ -511,7 +495,8 @@ pub fn question(
     learnable: &Learnable,
     turn: usize,
 ) -> Option<Question> {
-    let mut drafts = drafts(learnable, turn, pools.homograph(learnable));
+    let homograph = pools.homographs.other_reading(learnable).is_some();
+    let mut drafts = drafts(learnable, turn, homograph);
     if drafts.is_empty() {
         return None;
     }
