@@ -174,6 +174,7 @@ impl Forms {
                 .filter(|r| {
                     r.restrictions.is_empty() || r.restrictions.iter().any(|k| kanji.contains(k))
                 })
+                .filter(|r| reads_a_kept_sense(entry, &label, &reading, &r.text))
                 .map(|r| r.text.as_str()),
         );
         let writing_forms = ordered
@@ -314,9 +315,12 @@ fn reading_of(entry: &Entry, label: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Every reading with its romaji, restrictions and commonness.
-pub fn readings(entry: &Entry) -> Vec<VocabularyReading> {
+/// Every reading of the word as `forms` shows it, with its romaji, restrictions and
+/// commonness: not a reading only of senses the word does not keep (see
+/// [`reads_a_kept_sense`]).
+pub fn readings(entry: &Entry, forms: &Forms) -> Vec<VocabularyReading> {
     shown_readings(entry)
+        .filter(|r| reads_a_kept_sense(entry, &forms.label, &forms.reading, &r.text))
         .map(|r| VocabularyReading {
             text: r.text.clone(),
             romaji: to_romaji(&r.text),
@@ -460,7 +464,17 @@ fn dialect_notes(dialects: &[String]) -> impl Iterator<Item = String> + '_ {
 /// chisel, かたな only a sword), and those are another word's senses for a learner. When
 /// every sense is restricted elsewhere, all are kept rather than none.
 pub fn senses_of(entry: &Entry, label: &str, reading: &str) -> Vec<Sense> {
-    let all = senses(entry);
+    senses(entry)
+        .into_iter()
+        .zip(kept_senses(entry, label, reading))
+        .filter(|(_, kept)| *kept)
+        .map(|(sense, _)| sense)
+        .collect()
+}
+
+/// Which of the entry's English senses the word written `label` and read `reading` keeps
+/// (see [`senses_of`]), in order.
+fn kept_senses(entry: &Entry, label: &str, reading: &str) -> Vec<bool> {
     let label_has_kanji = !is_kana(label);
     // A word labelled in kana is that reading element: JMdict's `stagr` names the script
     // too (the classical auxiliary まじ "must not" is not the slang マジ of the same entry).
@@ -479,13 +493,28 @@ pub fn senses_of(entry: &Entry, label: &str, reading: &str) -> Vec<Sense> {
             || sense.only_for_kanji.iter().any(|k| k == label);
         reading_fits && spelling_fits
     };
-    let kept: Vec<Sense> = entry
+    let kept: Vec<bool> = entry.english_senses().map(applies).collect();
+    if kept.contains(&true) {
+        kept
+    } else {
+        vec![true; kept.len()]
+    }
+}
+
+/// Whether `text`, a reading of the entry, reads one of the senses the word written
+/// `label` and read `reading` keeps: 経緯 kept as "the whole story" is read いきさつ or
+/// けいい, and たてぬき is only its "warp and weft", another word's sense.
+fn reads_a_kept_sense(entry: &Entry, label: &str, reading: &str, text: &str) -> bool {
+    entry
         .english_senses()
-        .zip(&all)
-        .filter(|(source, _)| applies(source))
-        .map(|(_, sense)| sense.clone())
-        .collect();
-    if kept.is_empty() { all } else { kept }
+        .zip(kept_senses(entry, label, reading))
+        .any(|(sense, kept)| {
+            kept && (sense.only_for_readings.is_empty()
+                || sense
+                    .only_for_readings
+                    .iter()
+                    .any(|r| katakana_to_hiragana(r) == katakana_to_hiragana(text)))
+        })
 }
 
 /// The parts of speech the editors refuse for a word though JMdict marks them
@@ -857,9 +886,33 @@ mod tests {
 
     #[test]
     fn readings_carry_romaji() {
-        let readings = readings(&excerpt_entry(1206730));
+        let entry = excerpt_entry(1206730);
+        let forms = Forms::new(&entry, &["学校".to_owned()], &sets("学校"));
+        let readings = readings(&entry, &forms);
         assert_eq!(readings[0].text, "がっこう");
         assert_eq!(readings[0].romaji, "gakkou");
         assert!(readings[0].is_common);
+    }
+
+    #[test]
+    fn a_reading_only_of_senses_left_out_is_not_shown() {
+        // 経緯 is kept as "the whole story" (いきさつ, けいい); たてぬき reads only "warp and
+        // weft".
+        let entry = excerpt_entry(1251120);
+        let forms = Forms::new(&entry, &["経緯".to_owned()], &sets("経緯"));
+        let shown: Vec<String> = readings(&entry, &forms)
+            .into_iter()
+            .map(|r| r.text)
+            .collect();
+        assert_eq!(shown, ["いきさつ", "けいい"]);
+        let written: Vec<&str> = forms
+            .writing_forms
+            .iter()
+            .map(|f| f.text.as_str())
+            .collect();
+        assert_eq!(written, ["経緯", "いきさつ", "けいい"]);
+        let senses = senses_of(&entry, &forms.label, &forms.reading);
+        assert_eq!(senses.len(), 1);
+        assert_eq!(senses[0].glosses[0], "details");
     }
 }

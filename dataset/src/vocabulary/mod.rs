@@ -479,7 +479,7 @@ fn choose_examples(
             level: graded.level(),
             // The readings JMdict gives the shown spelling: 陽 よう's examples are not
             // about the sun (陽 ひ, another entry), nor 勝 しょう's about a Masaru.
-            readings: entry::readings(graded.entry)
+            readings: entry::readings(graded.entry, &draft.forms)
                 .into_iter()
                 .filter(|r| r.applies_to.is_empty() || r.applies_to.contains(&draft.forms.label))
                 .map(|r| katakana_to_hiragana(&r.text))
@@ -573,7 +573,7 @@ fn learnable(graded: &Graded, draft: Draft, examples: Vec<ExampleSentence>) -> B
     let pitch = pitch_accent(&draft);
     let etymology = etymology(entry, &draft);
     let keigo = entry::keigo(&draft.senses);
-    let readings = entry::readings(entry);
+    let readings = entry::readings(entry, &draft.forms);
     let conjugation = entry::conjugation(&draft.forms.label, &readings, &draft.senses);
     let detail = VocabularyDetail {
         jmdict_id: Some(entry.seq.to_string()),
