@@ -127,13 +127,27 @@ fn summary(record: &Record) -> String {
         };
         return format!("{origin} ({life})");
     }
-    let first = record
-        .description
-        .split_inclusive(". ")
-        .next()
-        .unwrap_or(&record.description)
-        .trim();
-    super::model::shortened(first, SUMMARY_CHARS_MAX)
+    super::model::shortened(first_sentence(&record.description), SUMMARY_CHARS_MAX)
+}
+
+/// The text up to the first full stop that ends a sentence: not the stop after an initial
+/// ("the American zoologist Edward S. Morse") or an abbreviation such as "c." or "Mt.".
+pub(super) fn first_sentence(text: &str) -> &str {
+    const ABBREVIATIONS: [&str; 6] = ["c", "ca", "Mt", "St", "Dr", "Mr"];
+    let mut searched = 0;
+    while let Some(at) = text[searched..].find(". ") {
+        let stop = searched + at;
+        let word = text[..stop]
+            .rsplit(|c: char| c.is_whitespace() || c == '(')
+            .next()
+            .unwrap_or_default();
+        let initial = word.chars().count() == 1 && word.chars().all(char::is_uppercase);
+        if !initial && !ABBREVIATIONS.contains(&word) {
+            return text[..=stop].trim();
+        }
+        searched = stop + 2;
+    }
+    text.trim()
 }
 
 fn life_years(start: Option<Date>, end: Option<Date>) -> String {

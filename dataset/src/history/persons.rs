@@ -17,8 +17,8 @@ use super::model::Entity;
 use super::romaji::{match_key, slug, spells};
 use super::rulers::{Ruler, Rulers};
 
-pub const CALENDAR: &str =
-    "as given by JMnedict: years only before 1873, Gregorian day dates from 1873";
+pub const CALENDAR: &str = "years as JMnedict gives them (its days are not cross-checked); \
+                            the editors' corrections give the Western year or the Gregorian day";
 
 /// The year of the JMnedict edition read (2020-05-29): a death recorded in it lies in or
 /// before this year, and any later year is a garbled gloss.
@@ -177,19 +177,20 @@ pub fn is_historical(span: &Span) -> bool {
 /// The first year of the Gregorian calendar in Japan (Meiji 6, 1873).
 pub const GREGORIAN_FROM_YEAR: i32 = 1873;
 
-/// The life span a gloss gives. A JMnedict day date before [`GREGORIAN_FROM_YEAR`] is
-/// sometimes the lunisolar date written as if it were Western (Sugiyama Matsusuke died on
-/// Genji 1.6.6, which JMnedict gives as 1864-06-06; it is 9 July), so only its year is kept.
+/// The life span a gloss gives, in years. A JMnedict day date before
+/// [`GREGORIAN_FROM_YEAR`] is sometimes the lunisolar date written as if it were Western
+/// (Sugiyama Matsusuke died on Genji 1.6.6, which JMnedict gives as 1864-06-06; it is 9
+/// July), and its days after it are wrong often enough that no review finds them all
+/// (Kawamura Akira died on 4 January 1996, not the 5th; Fujiyama Ichirō on 21 August 1993,
+/// not the 12th): nothing in the sources gives a second day to check against, so only the
+/// year is kept. The editors' corrections (`persons_editors.tsv`) may give the day.
 fn life_span(entry: &NameEntry) -> Option<Span> {
     let span = entry.glosses.iter().find_map(|g| parse_range(g))?;
     let year_only = |date: Option<Date>| {
-        date.map(|d| match d.year < GREGORIAN_FROM_YEAR {
-            true => Date {
-                month: None,
-                day: None,
-                ..d
-            },
-            false => d,
+        date.map(|d| Date {
+            month: None,
+            day: None,
+            ..d
         })
     };
     Some(Span {
