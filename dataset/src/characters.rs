@@ -105,6 +105,33 @@ fn obsolete_meaning(text: &str) -> Option<&'static str> {
     OBSOLETE.iter().find(|(k, _)| *k == c).map(|(_, m)| *m)
 }
 
+/// The small katakana ヵ and ヶ are not letters read ka and ke in words: they are signs
+/// written for the counter 箇 and the linking が, read か or が (3ヶ月 さんかげつ, 関ヶ原
+/// せきがはら). Their romaji is the reading, and the description says so.
+const COUNTER_SIGNS: [(char, &str, &str); 2] = [
+    (
+        'ヵ',
+        "ka",
+        "small katakana ka, written for the counter 箇 and read か (3ヵ月, さんかげつ)",
+    ),
+    (
+        'ヶ',
+        "ka",
+        "small katakana ke, written for the counter 箇 and the linking が and read か or が, never ke (3ヶ月 さんかげつ, 関ヶ原 せきがはら)",
+    ),
+];
+
+fn counter_sign(text: &str) -> Option<(&'static str, &'static str)> {
+    let mut chars = text.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return None;
+    };
+    COUNTER_SIGNS
+        .iter()
+        .find(|(k, _, _)| *k == c)
+        .map(|(_, romaji, meaning)| (*romaji, *meaning))
+}
+
 fn letter_group(c: char) -> &'static str {
     if obsolete_meaning(&c.to_string()).is_some() {
         "obsolete"
@@ -131,13 +158,16 @@ fn counterpart(text: &str, script: &str) -> Option<String> {
 
 fn spec(text: String, script: &'static str, group: &'static str) -> KanaSpec {
     // A lone sokuon has no Hepburn spelling of its own; it is named as the small つ it is.
+    let sign = counter_sign(&text);
     let romaji = if matches!(text.as_str(), "っ" | "ッ") {
         "tsu".to_string()
+    } else if let Some((romaji, _)) = sign {
+        romaji.to_string()
     } else {
         kana::to_romaji(&text)
     };
     let counterpart = counterpart(&text, script);
-    let meaning = obsolete_meaning(&text);
+    let meaning = obsolete_meaning(&text).or(sign.map(|(_, meaning)| meaning));
     KanaSpec {
         text,
         script,
@@ -316,6 +346,25 @@ pub fn build(ctx: &BuildContext) -> anyhow::Result<Part> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_counter_signs_are_read_as_they_are_used() {
+        let specs = inventory();
+        let ke = specs
+            .iter()
+            .find(|spec| spec.text == "ヶ")
+            .expect("in the inventory");
+        assert_eq!(ke.romaji, "ka");
+        assert!(
+            ke.meaning
+                .is_some_and(|m| m.contains("関ヶ原") && m.contains("never ke"))
+        );
+        let ku = specs
+            .iter()
+            .find(|spec| spec.text == "ク")
+            .expect("in the inventory");
+        assert_eq!((ku.romaji.as_str(), ku.meaning), ("ku", None));
+    }
 
     #[test]
     fn inventory_covers_letters_digraphs_and_extended_kana() {
