@@ -198,6 +198,7 @@ impl KanjiSources {
         sources.components = kradfile::parse(krad)?;
         sources.kanjium = load_kanjium(ctx)?;
         inherit_meanings(&mut sources);
+        name_old_forms(&mut sources);
         sources.radicals = radicals::table()?;
         sources.layouts = load_layouts(ctx, &sources.entries)?;
         Ok(sources)
@@ -420,6 +421,41 @@ fn inherit_meanings(sources: &mut KanjiSources) {
         let entry = &mut sources.entries[index];
         entry.meanings = base.meanings;
         entry.meanings_by_locale = base.meanings_by_locale;
+    }
+}
+
+/// An old form outside the jōyō list that stands for a jōyō kanji (聽 for 聴, 櫻 for 桜, the
+/// compatibility 勉 U+FA33 for 勉) says so first and means what its jōyō form means:
+/// KANJIDIC2 glosses some of them by their rarest senses alone (聽 "careful enquiry,
+/// headstrong", where 聴 is "listen"). Its own glosses follow.
+fn name_old_forms(sources: &mut KanjiSources) {
+    let joyo = |text: &str| {
+        let mut chars = text.chars();
+        matches!((chars.next(), chars.next()), (Some(c), None) if sources.joyo.contains(&c))
+    };
+    let named: Vec<(usize, Vec<String>)> = sources
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, entry)| !joyo(&entry.literal))
+        .filter_map(|(index, entry)| {
+            let unified: String = entry.literal.nfc().collect();
+            let old_form = unified != entry.literal || entry.grade == Some(10);
+            let base = stands_for(sources, &entry.literal)
+                .into_iter()
+                .find(|base| joyo(&base.literal) && !base.meanings.is_empty())
+                .filter(|_| old_form)?;
+            let mut meanings = vec![format!("old form of {}", base.literal)];
+            for meaning in base.meanings.iter().chain(&entry.meanings) {
+                if !meanings.contains(meaning) {
+                    meanings.push(meaning.clone());
+                }
+            }
+            Some((index, meanings))
+        })
+        .collect();
+    for (index, meanings) in named {
+        sources.entries[index].meanings = meanings;
     }
 }
 

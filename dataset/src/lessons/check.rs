@@ -283,14 +283,18 @@ fn shown_word(question: &Question) -> Option<String> {
     (!visible_kana(shown).is_empty()).then(|| shown.to_string())
 }
 
-/// The hiragana a word with kanji shows (its okurigana and the kana between its kanji),
-/// in order: `みむ` of 組み込む, empty for 学校 and for a word in kana only.
+/// The kana a word with kanji shows (its okurigana, the kana between its kanji, and a
+/// name's given name in katakana), in order: `みむ` of 組み込む, `コノ` of 保井コノ, empty for
+/// 学校 and for a word in kana only. The counter signs ヵ and ヶ are not kana a reading
+/// repeats (ヶ月 is read かげつ).
 pub fn visible_kana(text: &str) -> String {
-    let hiragana = |c: &char| ('\u{3041}'..='\u{3096}').contains(c);
-    if text.chars().all(|c| hiragana(&c)) {
+    let kana = |c: &char| {
+        ('\u{3041}'..='\u{3096}').contains(c) || ('\u{30A1}'..='\u{30F4}').contains(c) || *c == 'ー'
+    };
+    if text.chars().all(|c| kana(&c)) {
         return String::new();
     }
-    text.chars().filter(hiragana).collect()
+    text.chars().filter(kana).collect()
 }
 
 /// True when `reading` holds the kana a word shows, in their order (くみこむ holds み, む),
@@ -697,6 +701,9 @@ mod tests {
         question.answer = "くみこむ".to_owned();
         assert!(give_away(&question).is_some_and(|why| why.contains("みむ")));
         assert_eq!(visible_kana("組み込む"), "みむ");
+        assert_eq!(visible_kana("保井コノ"), "コノ");
+        assert_eq!(visible_kana("ヶ月"), "");
+        assert!(!fits_visible_kana("かさぎしづこ", "保井コノ"));
         assert_eq!(visible_kana("がっこう"), "");
         assert!(fits_visible_kana("ふみこむ", "組み込む"));
         assert!(!fits_visible_kana("くみこみ", "組み込む"));
