@@ -531,8 +531,10 @@ pub fn pattern_forms(pattern: &str) -> Option<Vec<String>> {
     if tail.ends_with('だ') {
         return Some(pick(Class::Copula, &["dictionary", "polite", "past"]));
     }
+    // The negative of a pattern ending in いい is another pattern (〜とよくない is "it is
+    // bad if", not the negative of the wish 〜といい), so only its own forms are made.
     if tail.ends_with("いい") {
-        return Some(pick(Class::Yoi, &["dictionary", "negative", "past", "te"]));
+        return Some(pick(Class::Yoi, &["dictionary", "past"]));
     }
     if PATTERN_ADJECTIVES.iter().any(|a| tail.ends_with(a)) {
         return Some(pick(
@@ -827,10 +829,7 @@ mod tests {
                 "〜てほしい",
                 &["てほしい", "てほしくない", "てほしかった", "てほしくて"],
             ),
-            (
-                "〜てもいいです",
-                &["てもいいです", "てもよくないです", "てもよかったです"],
-            ),
+            ("〜てもいいです", &["てもいいです", "てもよかったです"]),
             (
                 "ございます",
                 &["ございます", "ございました", "ございません"],

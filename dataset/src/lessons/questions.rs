@@ -76,7 +76,22 @@ impl<'a> Pools<'a> {
                 0
             }
         };
-        let mut candidates: Vec<(u8, bool, bool, u64, String)> = pool
+        // A date among dates of other centuries stands out (1601–1650 among 1910–1989 and
+        // 1942–1999): candidates of the answer's century come first.
+        let year = |text: &str| -> Option<i32> {
+            let digits: String = text
+                .trim_start_matches(|c: char| !c.is_ascii_digit())
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        };
+        let answer_year = year(answer);
+        let centuries_off = |shown: &str| match (answer_year, year(shown)) {
+            (Some(a), Some(b)) => u8::try_from(((a - b).abs() / 100).min(9)).unwrap_or(9),
+            _ => 0,
+        };
+        let mut candidates: Vec<(u8, u8, bool, bool, u64, String)> = pool
             .iter()
             .filter(|candidate| candidate.id != target.id && !clashes(candidate))
             // A choice of another script than the answer would give the answer away.
@@ -90,6 +105,7 @@ impl<'a> Pools<'a> {
                 }
                 let ends_otherwise = !shown.ends_with(&check::kana_ending(word));
                 Some((
+                    centuries_off(&shown),
                     off_length(&shown),
                     ends_otherwise,
                     check::initial(&shown) != initial,
@@ -100,7 +116,7 @@ impl<'a> Pools<'a> {
             .collect();
         candidates.sort();
         let mut picked: Vec<String> = Vec::new();
-        let mut rest = candidates.into_iter().map(|(_, _, _, _, shown)| shown);
+        let mut rest = candidates.into_iter().map(|(_, _, _, _, _, shown)| shown);
         for shown in rest.by_ref() {
             if shown != answer && !picked.contains(&shown) {
                 picked.push(shown);

@@ -157,6 +157,12 @@ impl Forms {
                     .any(|k| k.text == text && k.priority.is_empty())
         };
         shown_kanji.retain(|k| *k == label || !sense_elsewhere(k));
+        // Nor the spelling JMdict gives as the usual one of other senses (治す "to cure"
+        // beside 直す "to fix"): it is the other word's.
+        if spelled_apart(entry, &label) {
+            let usual: Vec<&str> = entry.english_senses().filter_map(usual_spelling).collect();
+            shown_kanji.retain(|k| *k == label || !usual.contains(k));
+        }
         let mut kanji: Vec<String> = Vec::new();
         if !is_kana(&label) {
             kanji.push(label.clone());
@@ -493,12 +499,40 @@ fn kept_senses(entry: &Entry, label: &str, reading: &str) -> Vec<bool> {
             || sense.only_for_kanji.iter().any(|k| k == label);
         reading_fits && spelling_fits
     };
-    let kept: Vec<bool> = entry.english_senses().map(applies).collect();
+    // JMdict tells 直す "to fix" from 治す "to cure" in one entry by a note, "usu. 治す":
+    // a sense usually written another way than the label is that spelling's word.
+    let apart = spelled_apart(entry, label);
+    let usually_other =
+        |sense: &jmdict::Sense| apart && usual_spelling(sense).is_some_and(|usual| usual != label);
+    let kept: Vec<bool> = entry
+        .english_senses()
+        .map(|sense| applies(sense) && !usually_other(sense))
+        .collect();
     if kept.contains(&true) {
         kept
     } else {
         vec![true; kept.len()]
     }
+}
+
+/// The spelling a sense is usually written in, as JMdict's note says (`usu. 治す`), when
+/// it is one of the entry's kanji spellings.
+fn usual_spelling(sense: &jmdict::Sense) -> Option<&str> {
+    sense.info.iter().find_map(|note| {
+        let rest = &note[note.find("usu. ")? + "usu. ".len()..];
+        let spelling = rest.split([',', ';', ' ', '(']).next()?;
+        (!spelling.is_empty() && !is_kana(spelling)).then_some(spelling)
+    })
+}
+
+/// Whether JMdict says which of the entry's spellings each sense is usually written in,
+/// the label's among them (直す and 治す): then the spellings are two words for a learner.
+fn spelled_apart(entry: &Entry, label: &str) -> bool {
+    let usual: Vec<&str> = entry.english_senses().filter_map(usual_spelling).collect();
+    usual.contains(&label)
+        && usual
+            .iter()
+            .any(|u| *u != label && entry.kanji.iter().any(|k| k.text == *u))
 }
 
 /// Whether `text`, a reading of the entry, reads one of the senses the word written
