@@ -98,11 +98,17 @@ const OBSOLETE: [(char, &str); 4] = [
 ];
 
 fn obsolete_meaning(text: &str) -> Option<&'static str> {
-    let mut chars = text.chars();
-    let (Some(c), None) = (chars.next(), chars.next()) else {
-        return None;
-    };
+    let c = only_char(text)?;
     OBSOLETE.iter().find(|(k, _)| *k == c).map(|(_, m)| *m)
+}
+
+/// The character `text` consists of, when it is exactly one.
+fn only_char(text: &str) -> Option<char> {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Some(c),
+        _ => None,
+    }
 }
 
 /// The small katakana ヵ and ヶ are not letters read ka and ke in words: they are signs
@@ -122,10 +128,7 @@ const COUNTER_SIGNS: [(char, &str, &str); 2] = [
 ];
 
 fn counter_sign(text: &str) -> Option<(&'static str, &'static str)> {
-    let mut chars = text.chars();
-    let (Some(c), None) = (chars.next(), chars.next()) else {
-        return None;
-    };
+    let c = only_char(text)?;
     COUNTER_SIGNS
         .iter()
         .find(|(k, _, _)| *k == c)

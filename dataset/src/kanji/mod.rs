@@ -440,11 +440,12 @@ fn name_old_forms(sources: &mut KanjiSources) {
         .filter(|(_, entry)| !joyo(&entry.literal))
         .filter_map(|(index, entry)| {
             let unified: String = entry.literal.nfc().collect();
-            let old_form = unified != entry.literal || entry.grade == Some(10);
+            if unified == entry.literal && entry.grade != Some(10) {
+                return None;
+            }
             let base = stands_for(sources, &entry.literal)
                 .into_iter()
-                .find(|base| joyo(&base.literal) && !base.meanings.is_empty())
-                .filter(|_| old_form)?;
+                .find(|base| joyo(&base.literal) && !base.meanings.is_empty())?;
             let mut meanings = vec![format!("old form of {}", base.literal)];
             for meaning in base.meanings.iter().chain(&entry.meanings) {
                 if !meanings.contains(meaning) {

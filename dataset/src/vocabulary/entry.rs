@@ -169,6 +169,7 @@ impl Forms {
         }
         push_missing(&mut kanji, shown_kanji.iter().copied());
         let reading = reading_of(entry, &label);
+        let kept = kept_senses(entry, &label, &reading);
         let mut ordered = vec![label.clone()];
         push_missing(&mut ordered, kanji.iter().map(String::as_str));
         push_missing(&mut ordered, std::iter::once(reading.as_str()));
@@ -180,7 +181,7 @@ impl Forms {
                 .filter(|r| {
                     r.restrictions.is_empty() || r.restrictions.iter().any(|k| kanji.contains(k))
                 })
-                .filter(|r| reads_a_kept_sense(entry, &label, &reading, &r.text))
+                .filter(|r| reads_a_kept_sense(entry, &kept, &r.text))
                 .map(|r| r.text.as_str()),
         );
         let writing_forms = ordered
@@ -325,8 +326,9 @@ fn reading_of(entry: &Entry, label: &str) -> String {
 /// commonness: not a reading only of senses the word does not keep (see
 /// [`reads_a_kept_sense`]).
 pub fn readings(entry: &Entry, forms: &Forms) -> Vec<VocabularyReading> {
+    let kept = kept_senses(entry, &forms.label, &forms.reading);
     shown_readings(entry)
-        .filter(|r| reads_a_kept_sense(entry, &forms.label, &forms.reading, &r.text))
+        .filter(|r| reads_a_kept_sense(entry, &kept, &r.text))
         .map(|r| VocabularyReading {
             text: r.text.clone(),
             romaji: to_romaji(&r.text),
@@ -535,20 +537,18 @@ fn spelled_apart(entry: &Entry, label: &str) -> bool {
             .any(|u| *u != label && entry.kanji.iter().any(|k| k.text == *u))
 }
 
-/// Whether `text`, a reading of the entry, reads one of the senses the word written
-/// `label` and read `reading` keeps: 経緯 kept as "the whole story" is read いきさつ or
-/// けいい, and たてぬき is only its "warp and weft", another word's sense.
-fn reads_a_kept_sense(entry: &Entry, label: &str, reading: &str, text: &str) -> bool {
-    entry
-        .english_senses()
-        .zip(kept_senses(entry, label, reading))
-        .any(|(sense, kept)| {
-            kept && (sense.only_for_readings.is_empty()
+/// Whether `text`, a reading of the entry, reads one of the senses the word keeps (`kept`,
+/// from [`kept_senses`]): 経緯 kept as "the whole story" is read いきさつ or けいい, and
+/// たてぬき is only its "warp and weft", another word's sense.
+fn reads_a_kept_sense(entry: &Entry, kept: &[bool], text: &str) -> bool {
+    entry.english_senses().zip(kept).any(|(sense, kept)| {
+        *kept
+            && (sense.only_for_readings.is_empty()
                 || sense
                     .only_for_readings
                     .iter()
                     .any(|r| katakana_to_hiragana(r) == katakana_to_hiragana(text)))
-        })
+    })
 }
 
 /// The parts of speech the editors refuse for a word though JMdict marks them
