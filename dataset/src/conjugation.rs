@@ -559,7 +559,11 @@ fn polite_negative(base: &str) -> String {
     let Some(last) = base.chars().last() else {
         return String::from("ません");
     };
-    if matches!(last, 'で' | 'く' | 'も' | 'は' | 'が' | 'に' | 'ゃ') {
+    // ほか and しか are a noun and a particle, not a godan verb's negative stem (ほかない
+    // is ほかありません, not ほきません).
+    if matches!(last, 'で' | 'く' | 'も' | 'は' | 'が' | 'に' | 'ゃ')
+        || ["ほか", "しか"].iter().any(|word| base.ends_with(word))
+    {
         return format!("{base}ありません");
     }
     let godan_i = "うくぐすつぬぶむる"
@@ -824,6 +828,10 @@ mod tests {
                 ],
             ),
             ("あまり〜ない", &["ない", "ません", "なかった", "なくて"]),
+            (
+                "〜ほかない",
+                &["ほかない", "ほかありません", "ほかなかった", "ほかなくて"],
+            ),
             ("〜一方だ", &["一方だ", "一方です", "一方だった"]),
             (
                 "〜てほしい",

@@ -1,7 +1,8 @@
 //! The seed fields a teacher relies on, measured on the artifact for `verify` (problems)
 //! and `stats` (figures): conjugation of every grammar point whose pattern ends in an
 //! inflecting word and a table for every verb and adjective; the keigo register of every
-//! word JMdict marks honorific, humble or polite; no word whose first sense is archaic,
+//! word JMdict marks honorific, humble or polite (its first sense, or a later sense of an
+//! honorific form such as ご覧: `vocabulary::entry::register`); no word whose first sense is archaic,
 //! obscure, rare or vulgar (neither a list row nor a frequent token is matched to one); and how many loanwords name their
 //! source language (JMdict's `lsource`) and source word (JMdict or UniDic); and how many
 //! lesson questions give their answer away (each one is a problem of `lessons::check`) or
@@ -20,9 +21,6 @@ use crate::quality::LevelQuality;
 use crate::vocabulary::entry;
 use crate::vocabulary::frequency::MARKED_SENSES;
 use manabi_artifact::Artifact;
-
-/// JMdict's keigo tags.
-const KEIGO_TAGS: [&str; 3] = ["hon", "hum", "pol"];
 
 fn documents(artifact: &Artifact, kind: LearnableType) -> impl Iterator<Item = Learnable> + '_ {
     artifact
@@ -196,10 +194,12 @@ fn vocabulary(artifact: &Artifact, quality: &mut LevelQuality) {
                 learnable.id, detail.senses[0].misc
             ));
         }
-        let marked = detail
-            .senses
-            .iter()
-            .any(|s| s.misc.iter().any(|m| KEIGO_TAGS.contains(&m.as_str())));
+        let label = learnable.label.as_deref().unwrap_or_default();
+        let marked = crate::vocabulary::entry::register(
+            label,
+            detail.senses.iter().map(|s| s.misc.as_slice()),
+        )
+        .is_some();
         if marked {
             *keigo_marked += 1;
             if detail.keigo.is_some() {

@@ -190,7 +190,7 @@ fn check_lookalikes(artifact: &Artifact, problems: &mut Problems) {
 }
 
 /// The seed fields: conjugation of inflecting grammar points and of verbs and
-/// adjectives, keigo wherever JMdict marks it (see `fields`).
+/// adjectives, keigo wherever JMdict marks the word's register (see `fields`).
 fn check_fields(artifact: &Artifact, problems: &mut Problems) {
     for problem in crate::fields::measure(artifact).problems {
         problems.push(problem);

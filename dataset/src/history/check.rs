@@ -1,7 +1,8 @@
 //! The history checks `manabi dataset verify` runs on a built artifact: every canon entity
 //! is present with its dates and at least one relation (a foreign one marked so), every
 //! history entity carries a fact beyond its name and a relation, every history date
-//! parses, nothing ends before it starts, and no person may be living.
+//! parses, nothing ends before it starts, and no person may be living; every correction
+//! the editors made to a dictionary record is applied.
 
 use std::collections::{HashMap, HashSet};
 
@@ -44,6 +45,7 @@ pub fn artifact(artifact: &Artifact) -> Vec<String> {
         }
     }
     problems.extend(relation_problems(&history, &artifact.relations));
+    problems.extend(super::corrections::problems(history.values()));
     let related: HashSet<&str> = artifact.relations.iter().map(|r| r.from.as_str()).collect();
     match canon::load(&canon::content_dir()) {
         Ok(canon) => problems.extend(canon_problems(&canon, &history, &related)),

@@ -12,6 +12,7 @@ use manabi_schemas::history::HistoryType;
 use regex::Regex;
 
 use super::cite;
+use super::corrections;
 use super::dates::{Date, Span};
 use super::model::Entity;
 use super::romaji::{kana_to_romaji, slug};
@@ -216,11 +217,20 @@ fn entity(entry: &Entry, kind: HistoryType, sense_index: usize) -> Option<Entity
         HistoryType::Event => EVENT.is_match(g),
         _ => true,
     })?;
+    // The editors' correction of a term's gloss stands for all its glosses
+    // (`content/history/dictionary_corrections.tsv`).
+    let corrected = (kind == HistoryType::Term)
+        .then(|| corrections::gloss(entry.seq))
+        .flatten();
     let (name, span, scope) = match kind {
         HistoryType::Place => province_facts(gloss)?,
         HistoryType::Period => period_facts(gloss)?,
         HistoryType::Event => event_facts(gloss)?,
-        _ => (term_name(entry, sense_index)?, term_span(gloss), None),
+        _ => (
+            term_name(entry, sense_index)?,
+            term_span(corrected.unwrap_or(gloss)),
+            None,
+        ),
     };
     let (kanji, readings) = sense_forms(entry, sense_index);
     let type_word = super::model::type_name(kind);
@@ -233,12 +243,15 @@ fn entity(entry: &Entry, kind: HistoryType, sense_index: usize) -> Option<Entity
         return None;
     }
     let mut entity = Entity::new(id, kind, name);
+    // The id keeps the dictionary's first reading, so that a corrected reading does not
+    // move the entity.
+    let readings = corrections::readings(entry.seq).unwrap_or(readings);
     for form in kanji.iter().chain(&readings) {
         entity.add_alias(form);
     }
     entity.span = span;
     entity.calendar = if span.start.is_some() { CALENDAR } else { "" };
-    let text = english_text(sense);
+    let text = corrected.map_or_else(|| english_text(sense), str::to_string);
     entity.scope = scope.or_else(|| scope_of(&text, kind));
     entity.add_tag(type_word);
     if kind == HistoryType::Place {
@@ -259,11 +272,17 @@ fn entity(entry: &Entry, kind: HistoryType, sense_index: usize) -> Option<Entity
     }
     entity
         .sentences
-        .push(description(kind, &entity, entry, &text));
+        .push(description(kind, &entity, entry, sense_index, &text));
     entity.citations.push(cite::jmdict(
         entry.seq,
         &["canonical_name", "aliases", "timespan", "description"],
     ));
+    if corrections::corrected(entry.seq) {
+        entity.citations.push(crate::editors::cite(
+            Some(format!("JMdict ent_seq {}", entry.seq)),
+            &corrections::cited_fields(entry.seq),
+        ));
+    }
     Some(entity)
 }
 
@@ -448,9 +467,15 @@ fn summary(kind: HistoryType, entity: &Entity, text: &str) -> String {
     }
 }
 
-fn description(kind: HistoryType, entity: &Entity, entry: &Entry, text: &str) -> String {
+fn description(
+    kind: HistoryType,
+    entity: &Entity,
+    entry: &Entry,
+    sense_index: usize,
+    text: &str,
+) -> String {
     if kind == HistoryType::Term {
-        return term_description(entity, entry, text);
+        return term_description(entity, entry, sense_index, text);
     }
     let written: Vec<&str> = [entity.kanji(), entity.kana()]
         .into_iter()
@@ -484,19 +509,26 @@ fn description(kind: HistoryType, entity: &Entity, entry: &Entry, text: &str) ->
     sentence
 }
 
-fn term_description(entity: &Entity, entry: &Entry, text: &str) -> String {
+fn term_description(entity: &Entity, entry: &Entry, sense_index: usize, text: &str) -> String {
     let reading = entity.kana().map(|k| format!(" ({k})")).unwrap_or_default();
-    let mut sentence = format!(
-        "{}{reading} is a historical term; JMdict glosses it as \"{text}\".",
-        entity.name
-    );
-    let other: Vec<String> = entry
-        .senses
-        .iter()
-        .map(english_text)
-        .filter(|t| !t.is_empty() && t != text)
-        .take(2)
-        .collect();
+    let glossed = if corrections::gloss(entry.seq).is_some() {
+        format!("the editors gloss it as \"{text}\", correcting JMdict")
+    } else {
+        format!("JMdict glosses it as \"{text}\"")
+    };
+    let mut sentence = format!("{}{reading} is a historical term; {glossed}.", entity.name);
+    let other: Vec<String> = match corrections::other_senses(entry.seq) {
+        Some(senses) => senses.into_iter().map(str::to_string).collect(),
+        None => entry
+            .senses
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| *index != sense_index)
+            .map(|(_, sense)| english_text(sense))
+            .filter(|t| !t.is_empty() && t != text)
+            .take(2)
+            .collect(),
+    };
     if !other.is_empty() {
         sentence.push_str(&format!(" Other senses: \"{}\".", other.join("\"; \"")));
     }

@@ -7,6 +7,7 @@ pub mod canon;
 pub mod canon_entity;
 pub mod check;
 pub mod cite;
+pub mod corrections;
 pub mod coverage;
 pub mod dates;
 pub mod describe;

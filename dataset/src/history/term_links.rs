@@ -28,8 +28,9 @@ const PERIOD_WORDS: &[&str] = &[
 const FILLERS: &[&str] = &["and", "or", "to", "through", "early", "late", "mid", "the"];
 /// The fillers that join two period names.
 const JOINING: &[&str] = &["and", "or", "to", "through"];
-/// A name right after one of these is not the period itself (`pre-Meiji`, `post-Nara`).
-const EXCLUDING: &[&str] = &["pre", "post", "before", "after", "non", "prior"];
+/// A name right after one of these is not the period itself (`pre-Meiji`, `post-Nara`,
+/// `epi-Jōmon`).
+const EXCLUDING: &[&str] = &["pre", "post", "epi", "before", "after", "non", "prior"];
 /// Words that may stand between an excluding word and the name (`prior to the Meiji`).
 const BETWEEN: &[&str] = &["to", "the"];
 

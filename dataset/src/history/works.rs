@@ -52,8 +52,19 @@ pub fn build(entries: &[NameEntry]) -> Vec<Entity> {
         .iter()
         .filter(|e| !refused.contains(&e.seq))
         .filter(|e| !e.glosses.iter().any(|g| MEDIA.is_match(g)))
-        .filter_map(work_entity)
+        .map(corrected)
+        .filter_map(|entry| work_entity(&entry))
         .collect()
+}
+
+/// The entry with the editors' corrected gloss in place of JMnedict's
+/// (`content/history/dictionary_corrections.tsv`: 柳橋新誌's Yanigabashi for Yanagibashi).
+fn corrected(entry: &NameEntry) -> NameEntry {
+    let mut entry = entry.clone();
+    if let Some(gloss) = super::corrections::gloss(entry.seq) {
+        entry.glosses = vec![gloss.to_string()];
+    }
+    entry
 }
 
 /// The English title of a gloss: the text before its first bracket.
@@ -118,14 +129,25 @@ fn work_entity(entry: &NameEntry) -> Option<Entity> {
     } else {
         format!("{title} ({reading})")
     };
-    work.sentences.push(format!(
-        "{written} is a work; JMnedict glosses it as \"{}\".",
-        entry.glosses.join("; ")
-    ));
+    let glosses = entry.glosses.join("; ");
+    work.sentences
+        .push(if super::corrections::gloss(entry.seq).is_some() {
+            format!(
+                "{written} is a work; the editors gloss it as \"{glosses}\", correcting JMnedict."
+            )
+        } else {
+            format!("{written} is a work; JMnedict glosses it as \"{glosses}\".")
+        });
     work.citations.push(cite::jmnedict(
         entry.seq,
         &["canonical_name", "aliases", "timespan", "description"],
     ));
+    if super::corrections::corrected(entry.seq) {
+        work.citations.push(crate::editors::cite(
+            Some(format!("JMnedict ent_seq {}", entry.seq)),
+            &super::corrections::cited_fields(entry.seq),
+        ));
+    }
     Some(work)
 }
 

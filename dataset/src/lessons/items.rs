@@ -258,17 +258,36 @@ pub fn morae(reading: &str) -> usize {
     reading.chars().filter(|c| !joins.contains(*c)).count()
 }
 
-/// FNV-1a, for stable spreading of choices (std's hasher is seeded per process).
+/// FNV-1a with a final mix (SplitMix64's finaliser), for stable spreading of choices
+/// (std's hasher is seeded per process). Without the mix, ids that differ only in their
+/// last characters hash close together in the high bits, and choices sorted by the hash
+/// come out as neighbours: kanji of one radical (繰 繭 織, whose code points follow each
+/// other) or kana of one row (ぢゃ ぢゅ ぢょ), leaving the answer the odd one out.
 pub fn stable_hash(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+    let fnv = text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    });
+    let mut mixed = fnv;
+    mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    mixed ^ (mixed >> 31)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use manabi_schemas::history::{DatePrecision, HistoricalDate, HistoryType, Timespan};
+
+    #[test]
+    fn ids_that_differ_in_their_last_character_do_not_sort_together() {
+        // 繰 繭 織 繕 (U+7E70 …): before the final mix their hashes with one target shared
+        // their top bits, so a sort by hash put them side by side.
+        let order = |id: &str| stable_hash(&format!("kanji-6392|{id}")) >> 56;
+        let tops: std::collections::BTreeSet<u64> = (0x7e60..0x7e80)
+            .map(|code| order(&format!("kanji-{code:x}")))
+            .collect();
+        assert!(tops.len() > 20, "top bytes spread: {}", tops.len());
+    }
 
     fn entity(kind: HistoryType, start: Option<&str>, end: Option<&str>) -> HistoryDetail {
         let date = |value: Option<&str>| {

@@ -77,7 +77,7 @@ impl<'a> Pools<'a> {
             }
         };
         // A date among dates of other centuries stands out (1601–1650 among 1910–1989 and
-        // 1942–1999): candidates of the answer's century come first.
+        // 1942–1999): candidates whose first and last years lie near the answer's come first.
         let year = |text: &str| -> Option<i32> {
             let digits: String = text
                 .trim_start_matches(|c: char| !c.is_ascii_digit())
@@ -86,10 +86,29 @@ impl<'a> Pools<'a> {
                 .collect();
             digits.parse().ok()
         };
-        let answer_year = year(answer);
-        let centuries_off = |shown: &str| match (answer_year, year(shown)) {
-            (Some(a), Some(b)) => u8::try_from(((a - b).abs() / 100).min(9)).unwrap_or(9),
-            _ => 0,
+        // Both ends count (1867–1958 is no Edo life beside 1820–1871), by half centuries.
+        let last_year = |text: &str| -> Option<i32> {
+            let digits: String = text
+                .trim_end_matches(|c: char| !c.is_ascii_digit())
+                .chars()
+                .rev()
+                .take_while(char::is_ascii_digit)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            digits.parse().ok()
+        };
+        let (answer_year, answer_end) = (year(answer), last_year(answer));
+        let centuries_off = |shown: &str| {
+            let off = |a: Option<i32>, b: Option<i32>| a.zip(b).map(|(a, b)| (a - b).abs() / 50);
+            match (
+                off(answer_year, year(shown)),
+                off(answer_end, last_year(shown)),
+            ) {
+                (Some(start), end) => u8::try_from(start.max(end.unwrap_or(0)).min(9)).unwrap_or(9),
+                _ => 0,
+            }
         };
         let mut candidates: Vec<(u8, u8, bool, bool, u64, String)> = pool
             .iter()
@@ -375,9 +394,19 @@ fn date_draft(learnable: &Learnable, kind: HistoryType) -> Option<Draft> {
     })
 }
 
+/// Titles a name ends in that tell its role: "What was 光厳天皇?" answers itself.
+const ROLE_TITLES: &[&str] = &[
+    "天皇", "皇后", "上皇", "法皇", "女院", "院", "親王", "王", "皇子", "皇女", "太子", "将軍",
+    "法師", "上人", "聖人", "禅師", "大師", "国師",
+];
+
 fn role_draft(learnable: &Learnable) -> Option<Draft> {
     let answer = show_roles(learnable)?;
-    let shown = link(&learnable.id, &items::label(learnable));
+    let label = items::label(learnable);
+    if ROLE_TITLES.iter().any(|title| label.ends_with(title)) {
+        return None;
+    }
+    let shown = link(&learnable.id, &label);
     Some(Draft {
         kind: QuestionKind::RoleChoice,
         prompt: format!("What was {shown}?"),

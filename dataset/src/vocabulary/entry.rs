@@ -121,9 +121,14 @@ impl Forms {
                 })
             })
         };
+        // A word usually written in kana that a list or the beginner core names in kana is
+        // labelled so: the particle だけ, not 丈; すぐ, not 直ぐ.
+        let listed = |h: &&String| all_forms.contains(&h.as_str());
         let label = headwords
             .iter()
-            .find(|h| all_forms.contains(&h.as_str()))
+            .filter(listed)
+            .find(|h| usually_kana && is_kana(h))
+            .or_else(|| headwords.iter().find(listed))
             .map(|h| match main {
                 Some(main) if rare_spelling(h) => main.text.clone(),
                 _ => h.clone(),
@@ -426,7 +431,9 @@ pub fn senses(entry: &Entry) -> Vec<Sense> {
             }
             Sense {
                 pos: previous_pos.clone(),
-                glosses: english(&sense.glosses).map(str::to_owned).collect(),
+                glosses: english(&sense.glosses)
+                    .map(|gloss| corrected_gloss(entry.seq, gloss).to_owned())
+                    .collect(),
                 misc: sense.misc.clone(),
                 fields: sense.fields.clone(),
                 info: dialect_notes(&sense.dialects)
@@ -437,6 +444,19 @@ pub fn senses(entry: &Entry) -> Vec<Sense> {
             }
         })
         .collect()
+}
+
+/// The editors' corrections of JMdict's English glosses (`content/glosses_corrected.tsv`:
+/// seq, gloss, corrected, reason): typos that change the meaning (兼業 "perusing as a side
+/// business" for "pursuing").
+const GLOSSES_CORRECTED: &str = include_str!("../../content/glosses_corrected.tsv");
+
+/// The gloss as the editors corrected it, else as JMdict has it.
+fn corrected_gloss(seq: u32, gloss: &str) -> &str {
+    crate::editors::rows(GLOSSES_CORRECTED)
+        .find(|row| row.first() == Some(&seq.to_string().as_str()) && row.get(1) == Some(&gloss))
+        .and_then(|row| row.get(2).copied())
+        .unwrap_or(gloss)
 }
 
 /// JMdict's dialect tags as notes a learner reads (`hob` → "Hokkaidō dialect"): without
@@ -608,17 +628,31 @@ pub fn glosses_by_locale(entry: &Entry) -> BTreeMap<String, Vec<String>> {
     by_locale
 }
 
-/// The register of the first sense JMdict tags as honorific, humble or polite.
-pub fn keigo(senses: &[Sense]) -> Option<Keigo> {
-    senses
-        .iter()
-        .flat_map(|s| &s.misc)
-        .find_map(|tag| match tag.as_str() {
+/// A word's register: the honorific, humble or polite tag of its first sense, the sense it
+/// is taught by. A later sense's tag makes the word's register only when the word is an
+/// honorific form itself (お話, ご覧, 御免, ごめんください: お, ご or 御 in front); 運ぶ is no
+/// honorific verb for its お運び sense, 求める no polite one, 見える no honorific for "to
+/// come". Those senses keep their tags. `misc` gives each sense's JMdict tags in order.
+pub fn register<'a>(label: &str, misc: impl IntoIterator<Item = &'a [String]>) -> Option<Keigo> {
+    let tag_of = |tags: &[String]| {
+        tags.iter().find_map(|tag| match tag.as_str() {
             "hon" => Some(Keigo::Sonkeigo),
             "hum" => Some(Keigo::Kenjougo),
             "pol" => Some(Keigo::Teineigo),
             _ => None,
         })
+    };
+    let mut senses = misc.into_iter();
+    let first = senses.next()?;
+    let honorific_form = ["お", "ご", "御"]
+        .iter()
+        .any(|prefix| label.starts_with(prefix));
+    tag_of(first).or_else(|| senses.find_map(tag_of).filter(|_| honorific_form))
+}
+
+/// The register of a word labelled `label` with these senses ([`register`]).
+pub fn keigo(label: &str, senses: &[Sense]) -> Option<Keigo> {
+    register(label, senses.iter().map(|s| s.misc.as_slice()))
 }
 
 /// Priority tags of the label's written form and reading, in JMdict order.
@@ -908,14 +942,53 @@ mod tests {
     #[test]
     fn keigo_comes_from_misc_tags() {
         assert_eq!(
-            keigo(&senses(&excerpt_entry(1000940))),
+            keigo("いらっしゃる", &senses(&excerpt_entry(1000940))),
             Some(Keigo::Sonkeigo)
         );
         assert_eq!(
-            keigo(&senses(&excerpt_entry(1363090))),
+            keigo("申す", &senses(&excerpt_entry(1363090))),
             Some(Keigo::Kenjougo)
         );
-        assert_eq!(keigo(&senses(&excerpt_entry(1206730))), None);
+        assert_eq!(keigo("学校", &senses(&excerpt_entry(1206730))), None);
+    }
+
+    #[test]
+    fn the_editors_correct_a_glosss_typo_and_leave_the_others() {
+        assert_eq!(
+            corrected_gloss(1578300, "perusing as a side business"),
+            "pursuing as a side business"
+        );
+        assert_eq!(corrected_gloss(1578300, "side business"), "side business");
+        for row in crate::editors::rows(GLOSSES_CORRECTED) {
+            assert_eq!(row.len(), 4, "seq, gloss, corrected, reason: {row:?}");
+            assert!(
+                row[0].parse::<u32>().is_ok() && !row[3].is_empty(),
+                "{row:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_later_senses_register_is_the_words_only_for_an_honorific_form() {
+        let tags = |list: &[&[&str]]| -> Vec<Vec<String>> {
+            list.iter()
+                .map(|t| t.iter().map(|s| s.to_string()).collect())
+                .collect()
+        };
+        // 運ぶ "to carry"; its second sense (お運び) is honorific: the word is not.
+        let carry = tags(&[&[], &["hon"], &[]]);
+        assert_eq!(register("運ぶ", carry.iter().map(Vec::as_slice)), None);
+        // ご覧 "look" (abbr.), then the honorific sense: the form is honorific.
+        let look = tags(&[&["abbr", "uk"], &["hon"]]);
+        assert_eq!(
+            register("ご覧", look.iter().map(Vec::as_slice)),
+            Some(Keigo::Sonkeigo)
+        );
+        let say = tags(&[&["hum"]]);
+        assert_eq!(
+            register("申す", say.iter().map(Vec::as_slice)),
+            Some(Keigo::Kenjougo)
+        );
     }
 
     #[test]

@@ -60,13 +60,16 @@ pub fn written_in_kana(entry: &Entry) -> bool {
             .is_some_and(|sense| super::entry::marks_usually_kana(&sense.misc))
 }
 
-/// The kanji spellings of JMdict's common words (any priority tag on the entry), with the
-/// entries that have them.
+/// The kanji spellings of JMdict's common words (any priority tag on the entry), and the
+/// katakana spellings of its common loanwords (entries without kanji), with the entries
+/// that have them.
 ///
 /// A spelling an uncommon entry shares with a common one is, in running text, the common
 /// word: 重 is heavy (じゅう, おも) far more often than the suffix 重 え, 的 the suffix
 /// てき and not まと "target", 認める "to recognise" and not したためる "to write". Such a
-/// spelling gives the uncommon entry neither a corpus rank nor example sentences.
+/// spelling gives the uncommon entry neither a corpus rank nor example sentences. So is a
+/// katakana spelling: シーン is "scene", not the sound word しーん that JMdict also writes
+/// シーン.
 #[derive(Debug, Default)]
 pub struct CommonSpellings(HashMap<String, Vec<u32>>);
 
@@ -77,6 +80,13 @@ impl CommonSpellings {
             for kanji in &entry.kanji {
                 spellings
                     .entry(kanji.text.clone())
+                    .or_default()
+                    .push(entry.seq);
+            }
+            let loanwords = entry.readings.iter().filter(|_| entry.kanji.is_empty());
+            for reading in loanwords.filter(|r| r.text.chars().all(is_katakana)) {
+                spellings
+                    .entry(reading.text.clone())
                     .or_default()
                     .push(entry.seq);
             }
@@ -110,7 +120,7 @@ pub fn entry_rank(
         .readings
         .iter()
         .map(|r| &r.text)
-        .filter(|_| written_in_kana(entry));
+        .filter(|form| written_in_kana(entry) && !common.taken_from(entry, form));
     kanji
         .chain(kana)
         .filter_map(|form| {
@@ -603,6 +613,25 @@ mod tests {
         assert_eq!(entry_rank(&suffix, &list, &common).map(|r| r.rank), Some(1));
         assert!(common.taken_from(&target, "的"));
         assert_eq!(entry_rank(&target, &list, &common), None);
+    }
+
+    #[test]
+    fn a_sound_word_is_not_ranked_by_a_common_loanwords_spelling() {
+        let list = WordFrequencies::from_ranked(["シーン", "しーん"]);
+        let scene = entry(1, &[], &["シーン"], &["n"], &[]);
+        let mut silence = entry(2, &[], &["しーん", "シーン"], &["adv"], &[]);
+        silence.readings.iter_mut().for_each(|r| r.priority.clear());
+        let mut scene_common = scene.clone();
+        scene_common.readings[0].priority = vec!["gai1".to_owned()];
+        let common = CommonSpellings::of(&[scene_common.clone(), silence.clone()]);
+        assert_eq!(
+            entry_rank(&scene_common, &list, &common).map(|r| r.rank),
+            Some(1)
+        );
+        assert_eq!(
+            entry_rank(&silence, &list, &common).map(|r| r.rank),
+            Some(2)
+        );
     }
 
     #[test]

@@ -572,7 +572,7 @@ fn learnable(graded: &Graded, draft: Draft, examples: Vec<ExampleSentence>) -> B
     let level = graded.level();
     let pitch = pitch_accent(&draft);
     let etymology = etymology(entry, &draft);
-    let keigo = entry::keigo(&draft.senses);
+    let keigo = entry::keigo(&draft.forms.label, &draft.senses);
     let readings = entry::readings(entry, &draft.forms);
     let conjugation = entry::conjugation(&draft.forms.label, &readings, &draft.senses);
     let detail = VocabularyDetail {
