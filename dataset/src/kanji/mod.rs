@@ -462,14 +462,17 @@ fn name_old_forms(sources: &mut KanjiSources) {
 
 /// KANJIDIC2's readings of the kanji. An old or compatibility form KANJIDIC2 gives no
 /// on or kun reading (虜 U+F936, 巢, 歷) is read as the form it stands for: the NFC form of
-/// a compatibility ideograph, else kanjium's variant.
+/// a compatibility ideograph, else kanjium's variant. A compatibility ideograph is always
+/// read as its NFC form, the same character by Unicode's definition: KANJIDIC2 reads
+/// 練 U+FA57 コウ, where 練 is レン, ね.る.
 fn readings(sources: &KanjiSources, entry: &KanjidicEntry) -> KanjiReadings {
     let own = KanjiReadings {
         on: entry.on.clone(),
         kun: entry.kun.clone(),
         nanori: entry.nanori.clone(),
     };
-    if !own.on.is_empty() || !own.kun.is_empty() {
+    let compatibility = entry.literal.nfc().collect::<String>() != entry.literal;
+    if !compatibility && (!own.on.is_empty() || !own.kun.is_empty()) {
         return own;
     }
     stands_for(sources, &entry.literal)

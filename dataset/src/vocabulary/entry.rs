@@ -432,7 +432,9 @@ pub fn senses(entry: &Entry) -> Vec<Sense> {
             Sense {
                 pos: previous_pos.clone(),
                 glosses: english(&sense.glosses)
-                    .map(|gloss| corrected_gloss(entry.seq, gloss).to_owned())
+                    .map(|gloss| corrected_gloss(entry.seq, gloss))
+                    .filter(|gloss| *gloss != DROPPED)
+                    .map(str::to_owned)
                     .collect(),
                 misc: sense.misc.clone(),
                 fields: sense.fields.clone(),
@@ -448,8 +450,12 @@ pub fn senses(entry: &Entry) -> Vec<Sense> {
 
 /// The editors' corrections of JMdict's English glosses (`content/glosses_corrected.tsv`:
 /// seq, gloss, corrected, reason): typos that change the meaning (兼業 "perusing as a side
-/// business" for "pursuing").
+/// business" for "pursuing"), and glosses of another word (`-`).
 const GLOSSES_CORRECTED: &str = include_str!("../../content/glosses_corrected.tsv");
+
+/// A corrected gloss of `-`: the gloss is another word's and is left out (弱まる's "to be
+/// emaciated", which is 弱る's).
+const DROPPED: &str = "-";
 
 /// The gloss as the editors corrected it, else as JMdict has it.
 fn corrected_gloss(seq: u32, gloss: &str) -> &str {
