@@ -566,6 +566,21 @@ pub fn question(
         }
         _ => Default::default(),
     };
+    // So would another reading of the target itself (ズ beside ジ for 事, ゾウ beside
+    // ショウ for 象): every reading the entry lists is a right answer to "How is it read?".
+    let own_readings: Vec<String> = match (&draft.kind, &learnable.body) {
+        (QuestionKind::ReadingChoice, LearnableBody::Kanji(detail)) => detail
+            .readings
+            .on
+            .iter()
+            .chain(&detail.readings.kun)
+            .map(|reading| reading.replace(['.', '-'], ""))
+            .collect(),
+        (QuestionKind::ReadingChoice, LearnableBody::Vocabulary(detail)) => {
+            detail.readings.iter().map(|r| r.text.clone()).collect()
+        }
+        _ => Vec::new(),
+    };
     // A reading of a name with a title (冷泉天皇) among readings without it would be told
     // by the title alone: every choice must end in the title's reading.
     let title_reading = match draft.kind {
@@ -583,6 +598,7 @@ pub fn question(
             !(draft.show)(candidate).is_some_and(|shown| shown.ends_with(title))
         }) || (repeated && !(draft.show)(candidate).is_some_and(|shown| check::repeats(&shown)))
             || (draft.show)(candidate) == target_answer
+            || (draft.show)(candidate).is_some_and(|shown| own_readings.contains(&shown))
             || items::meaning(candidate) == items::meaning(learnable)
             || items::reading(candidate).is_some_and(|r| Some(r) == items::reading(learnable))
             || (draft.show)(candidate).is_some_and(|shown| {
