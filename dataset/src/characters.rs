@@ -28,6 +28,37 @@ const EXTENDED: [&str; 48] = [
     "ぐぁ", "すぃ", "ずぃ", "きぇ", "ぎぇ", "にぇ", "ひぇ", "びぇ", "ぴぇ", "みぇ", "りぇ",
     "ゔゃ", "ゔょ", "くゎ", "ぐゎ",
 ];
+/// The combinations of the Cabinet's 1991 notice on writing loanwords (外来語の表記), in
+/// katakana: its first table (spellings in general use) and its second (for writing
+/// closer to the original sound; its ヴ alone is a letter here, not a combination). Every other extended combination (ギェ, ヴャ, クヮ) is
+/// outside the official spellings and says so.
+#[rustfmt::skip]
+const LOANWORD_TABLE_1: [&str; 13] = [
+    "シェ", "チェ", "ツァ", "ツェ", "ツォ", "ティ", "ファ", "フィ", "フェ", "フォ", "ジェ", "ディ",
+    "デュ",
+];
+#[rustfmt::skip]
+const LOANWORD_TABLE_2: [&str; 19] = [
+    "イェ", "ウィ", "ウェ", "ウォ", "クァ", "クィ", "クェ", "クォ", "ツィ", "トゥ", "グァ", "ドゥ",
+    "ヴァ", "ヴィ", "ヴェ", "ヴォ", "テュ", "フュ", "ヴュ",
+];
+
+/// The tag of an extended combination by the 1991 loanword tables: `loanword-table-1`,
+/// `loanword-table-2`, or `loanword-unofficial` for a combination neither table has.
+pub fn loanword_tag(text: &str) -> &'static str {
+    let katakana = kana::hiragana_to_katakana(text);
+    if LOANWORD_TABLE_1.contains(&katakana.as_str()) {
+        "loanword-table-1"
+    } else if LOANWORD_TABLE_2.contains(&katakana.as_str()) {
+        "loanword-table-2"
+    } else {
+        UNOFFICIAL
+    }
+}
+
+/// The tag of an extended combination outside the official loanword spellings.
+pub const UNOFFICIAL: &str = "loanword-unofficial";
+
 /// Writing marks used with kana, with their romanized Japanese names (they have no
 /// sound of their own) and their counterpart in the other script.
 #[rustfmt::skip]
@@ -278,15 +309,12 @@ fn learnable(ctx: &BuildContext, spec: &KanaSpec) -> anyhow::Result<Learnable> {
         is_common_word: None,
         canonical_name: None,
         pattern: None,
-        meaning: Some(
-            spec.meaning
-                .map_or_else(|| format!("{} {}", spec.script, spec.romaji), String::from),
-        ),
+        meaning: Some(meaning(spec)),
         writing_forms: vec![WritingForm {
             text: spec.text.clone(),
             script,
         }],
-        tags: vec![spec.script.to_string(), spec.group.to_string()],
+        tags: tags(spec),
         body: LearnableBody::Character(CharacterDetail {
             character: spec.text.clone(),
             script: spec.script.to_string(),
@@ -299,6 +327,36 @@ fn learnable(ctx: &BuildContext, spec: &KanaSpec) -> anyhow::Result<Learnable> {
         sources,
         cross_checks: Vec::new(),
     })
+}
+
+/// The script, the group, and for an extended combination its standing in the loanword
+/// tables.
+fn tags(spec: &KanaSpec) -> Vec<String> {
+    let mut tags = vec![spec.script.to_string(), spec.group.to_string()];
+    if spec.group == "extended" {
+        tags.push(loanword_tag(&spec.text).to_string());
+    }
+    tags
+}
+
+/// A mark's description, or a letter's script and romaji; a combination outside the
+/// official loanword spellings, or one written in hiragana, says how it is used.
+fn meaning(spec: &KanaSpec) -> String {
+    if let Some(meaning) = spec.meaning {
+        return meaning.to_string();
+    }
+    let letter = format!("{} {}", spec.script, spec.romaji);
+    if spec.group != "extended" {
+        letter
+    } else if loanword_tag(&spec.text) == UNOFFICIAL {
+        format!(
+            "{letter} (outside the official loanword spellings of 1991; met in transcribed foreign names)"
+        )
+    } else if spec.script == "hiragana" {
+        format!("{letter} (loanword sounds are written in katakana; in hiragana only for effect)")
+    } else {
+        letter
+    }
 }
 
 fn edge(from: String, to: String, kind: &str) -> Relation {
@@ -367,6 +425,29 @@ mod tests {
             .find(|spec| spec.text == "ク")
             .expect("in the inventory");
         assert_eq!((ku.romaji.as_str(), ku.meaning), ("ku", None));
+    }
+
+    #[test]
+    fn extended_kana_say_where_the_official_spellings_stand() {
+        assert_eq!(loanword_tag("ファ"), "loanword-table-1");
+        assert_eq!(loanword_tag("ゔぁ"), "loanword-table-2");
+        assert_eq!(loanword_tag("ギェ"), UNOFFICIAL);
+        let specs = inventory();
+        let spec = |text: &str| specs.iter().find(|s| s.text == text).expect(text);
+        assert_eq!(meaning(spec("ティ")), "katakana ti");
+        assert!(meaning(spec("ヴャ")).contains("outside the official"));
+        assert!(meaning(spec("ふぁ")).contains("written in katakana"));
+        assert_eq!(meaning(spec("か")), "hiragana ka");
+        assert!(tags(spec("クヮ")).contains(&UNOFFICIAL.to_string()));
+        let table: usize = LOANWORD_TABLE_1.len() + LOANWORD_TABLE_2.len();
+        let official = EXTENDED
+            .iter()
+            .filter(|t| loanword_tag(t) != UNOFFICIAL)
+            .count();
+        assert_eq!(
+            official, table,
+            "every combination of the tables is an entry"
+        );
     }
 
     #[test]

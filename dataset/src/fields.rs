@@ -5,18 +5,20 @@
 //! honorific form such as ご覧: `vocabulary::entry::register`); no word whose first sense is archaic,
 //! obscure, rare or vulgar (neither a list row nor a frequent token is matched to one); and how many loanwords name their
 //! source language (JMdict's `lsource`) and source word (JMdict or UniDic); and how many
-//! lesson questions give their answer away (each one is a problem of `lessons::check`) or
-//! ask about a word written like another without saying which.
+//! lesson questions give their answer away (each one is a problem of `lessons::check`, or
+//! of the entries behind it: a radical, a reading of its own, a title) or ask about a word
+//! written like another without saying which.
 
 use manabi_schemas::vocabulary::{OriginClass, VocabularyDetail};
 use manabi_schemas::{Learnable, LearnableBody, LearnableType};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use manabi_schemas::lesson::{Lesson, QuestionKind};
+use manabi_schemas::markup;
 
 use crate::conjugation::{Class, pattern_forms};
-use crate::lessons::check::{Homographs, give_away};
+use crate::lessons::check::{self, Homographs, give_away};
 use crate::quality::LevelQuality;
 use crate::vocabulary::entry;
 use crate::vocabulary::frequency::MARKED_SENSES;
@@ -46,7 +48,72 @@ pub fn measure(artifact: &Artifact) -> LevelQuality {
         .figures
         .insert("lesson_questions_giving_away".to_owned(), give_aways);
     homograph_questions(artifact, &mut quality);
+    entry_give_aways(artifact, &mut quality);
+    let words: BTreeMap<String, Learnable> = documents(artifact, LearnableType::Vocabulary)
+        .map(|word| (word.id.clone(), word))
+        .collect();
+    editors_labels(&words, &mut quality);
     quality
+}
+
+/// The give-aways only the entries behind a question show, each a problem (figure
+/// `lesson_questions_giving_away_by_entry`): kanji choices all of one radical the answer
+/// lacks (海 among 繰 繭 織), a wrong choice that is another reading of the kanji or word
+/// asked (ズ beside ジ for 事), and a role asked of a name ending in its title (光厳天皇).
+fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
+    let mut radicals: HashMap<String, String> = HashMap::new();
+    let mut readings: HashMap<String, Vec<String>> = HashMap::new();
+    for learnable in documents(artifact, LearnableType::Kanji)
+        .chain(documents(artifact, LearnableType::Vocabulary))
+    {
+        if let LearnableBody::Kanji(detail) = &learnable.body
+            && let (Some(label), Some(radical)) = (&learnable.label, detail.radical_number)
+        {
+            radicals.insert(label.clone(), radical.to_string());
+        }
+        readings.insert(learnable.id.clone(), check::own_readings(&learnable));
+    }
+    let mut found = 0;
+    for lesson in artifact
+        .lessons
+        .iter()
+        .filter_map(|raw| serde_json::from_str::<Lesson>(&raw.json).ok())
+    {
+        for question in &lesson.questions {
+            let reason = match question.kind {
+                QuestionKind::KanjiRecognition => {
+                    check::odd_one_out(question, |c| radicals.get(c).cloned()).map(|radical| {
+                        format!("the answer is the only choice without radical no. {radical}")
+                    })
+                }
+                QuestionKind::ReadingChoice => readings
+                    .get(&question.learnable)
+                    .and_then(|own| {
+                        question
+                            .choices
+                            .iter()
+                            .find(|c| **c != question.answer && own.contains(c))
+                    })
+                    .map(|choice| {
+                        format!("choice “{choice}” is another reading of the entry asked")
+                    }),
+                QuestionKind::RoleChoice => markup::links(&question.prompt)
+                    .next()
+                    .and_then(|name| check::role_title(name.text))
+                    .map(|title| format!("the name asked ends in its title {title}")),
+                _ => None,
+            };
+            if let Some(reason) = reason {
+                found += 1;
+                quality
+                    .problems
+                    .push(format!("lesson {} {}: {reason}", lesson.id, question.id));
+            }
+        }
+    }
+    quality
+        .figures
+        .insert("lesson_questions_giving_away_by_entry".to_owned(), found);
 }
 
 /// No question has two right answers because its word is written like another one read
@@ -142,6 +209,32 @@ fn conjugates(detail: &VocabularyDetail) -> bool {
             .iter()
             .any(|pos| pos == "vs" || Class::from_jmdict(pos, reading).is_some())
     })
+}
+
+/// Every editors' label is the label of its word (`vocabulary::entry::LABELS`), when the
+/// word is in the artifact.
+fn editors_labels(words: &BTreeMap<String, Learnable>, quality: &mut LevelQuality) {
+    for row in crate::editors::rows(entry::LABELS) {
+        let [seq, label, reading, _reason] = row.as_slice() else {
+            quality
+                .problems
+                .push(format!("editors' label {row:?}: not four columns"));
+            continue;
+        };
+        let Some(word) = words.get(&format!("vocab-{seq}")) else {
+            continue;
+        };
+        let first_reading = match &word.body {
+            LearnableBody::Vocabulary(detail) => detail.readings.first().map(|r| r.text.as_str()),
+            _ => None,
+        };
+        let shown = word.label.as_deref().zip(first_reading);
+        if shown != Some((*label, *reading)) {
+            quality.problems.push(format!(
+                "vocabulary {seq}: the editors label it {label} ({reading}), the artifact {shown:?}"
+            ));
+        }
+    }
 }
 
 fn vocabulary(artifact: &Artifact, quality: &mut LevelQuality) {

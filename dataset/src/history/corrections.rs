@@ -11,6 +11,9 @@
 //! dictionary's other senses as the description quotes them, separated by ` | `; `-` for
 //! none).
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use manabi_schemas::{Citation, Learnable, LearnableBody};
 
 const TABLE: &str = include_str!("../../content/history/dictionary_corrections.tsv");
@@ -19,12 +22,15 @@ const TABLE: &str = include_str!("../../content/history/dictionary_corrections.t
 pub const FIELDS: &[&str] = &["gloss", "reading", "others"];
 
 fn value(seq: u32, field: &str) -> Option<&'static str> {
-    crate::editors::rows(TABLE)
-        .find(|row| {
-            row.first().and_then(|s| s.parse::<u32>().ok()) == Some(seq)
-                && row.get(2) == Some(&field)
-        })
-        .and_then(|row| row.get(3).copied())
+    static VALUES: LazyLock<HashMap<(u32, &'static str), &'static str>> = LazyLock::new(|| {
+        crate::editors::rows(TABLE)
+            .filter_map(|row| match row.as_slice() {
+                [seq, _headword, field, value, ..] => Some(((seq.parse().ok()?, *field), *value)),
+                _ => None,
+            })
+            .collect()
+    });
+    VALUES.get(&(seq, field)).copied()
 }
 
 /// The editors' English for the record's history sense.

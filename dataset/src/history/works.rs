@@ -8,6 +8,7 @@
 //! works of history, and a work dated before its author was born is left out. The editors' table `content/history/dictionary_works.tsv`
 //! refuses works whose gloss is wrong.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -59,12 +60,14 @@ pub fn build(entries: &[NameEntry]) -> Vec<Entity> {
 
 /// The entry with the editors' corrected gloss in place of JMnedict's
 /// (`content/history/dictionary_corrections.tsv`: 柳橋新誌's Yanigabashi for Yanagibashi).
-fn corrected(entry: &NameEntry) -> NameEntry {
-    let mut entry = entry.clone();
-    if let Some(gloss) = super::corrections::gloss(entry.seq) {
-        entry.glosses = vec![gloss.to_string()];
+fn corrected(entry: &NameEntry) -> Cow<'_, NameEntry> {
+    match super::corrections::gloss(entry.seq) {
+        Some(gloss) => Cow::Owned(NameEntry {
+            glosses: vec![gloss.to_string()],
+            ..entry.clone()
+        }),
+        None => Cow::Borrowed(entry),
     }
-    entry
 }
 
 /// The English title of a gloss: the text before its first bracket.

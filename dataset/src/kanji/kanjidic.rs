@@ -10,6 +10,9 @@ use quick_xml::events::Event;
 
 use crate::xml::attribute;
 
+/// The note KANJIDIC2 gives as a meaning of a kanji made in Japan.
+const KOKUJI: &str = "(kokuji)";
+
 /// The fields of one KANJIDIC2 character that the kanji builder uses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KanjidicEntry {
@@ -32,6 +35,9 @@ pub struct KanjidicEntry {
     pub meanings: Vec<String>,
     /// Meanings in other languages by `m_lang`.
     pub meanings_by_locale: BTreeMap<String, Vec<String>>,
+    /// Whether the kanji was made in Japan: KANJIDIC2 says so by a meaning `(kokuji)`,
+    /// which is a note, not a meaning (畑, 匁, 雫), and is read here instead.
+    pub kokuji: bool,
 }
 
 /// Which text element we are inside, with the attribute that qualifies it.
@@ -88,6 +94,7 @@ impl KanjidicEntry {
             Field::Reference(kind) => self.references.push((kind.clone(), text)),
             Field::Reading(kind) if kind == "ja_on" => self.on.push(text),
             Field::Reading(kind) if kind == "ja_kun" => self.kun.push(text),
+            Field::Meaning(_) if text == KOKUJI => self.kokuji = true,
             Field::Meaning(None) => self.meanings.push(text),
             Field::Meaning(Some(lang)) => {
                 self.meanings_by_locale
@@ -174,5 +181,17 @@ mod tests {
         assert_eq!(entry.meanings, ["day"]);
         assert_eq!(entry.meanings_by_locale["fr"], ["jour"]);
         assert_eq!(entry.nanori, ["あき"]);
+        assert!(!entry.kokuji);
+    }
+
+    #[test]
+    fn the_kokuji_note_is_not_a_meaning() {
+        let xml = r#"<kanjidic2><character><literal>畑</literal><reading_meaning><rmgroup>
+<meaning>farm</meaning><meaning>(kokuji)</meaning><meaning m_lang="fr">(kokuji)</meaning>
+<meaning m_lang="fr">champ</meaning></rmgroup></reading_meaning></character></kanjidic2>"#;
+        let entries = parse(xml.as_bytes(), |_| true).expect("parses");
+        assert_eq!(entries[0].meanings, ["farm"]);
+        assert_eq!(entries[0].meanings_by_locale["fr"], ["champ"]);
+        assert!(entries[0].kokuji);
     }
 }

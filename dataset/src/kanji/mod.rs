@@ -253,7 +253,8 @@ fn grades_agree(kanjidic: Option<u8>, listed: Option<u8>) -> bool {
     }
 }
 
-fn tags(sources: &KanjiSources, kanji: char, level: &KanjiLevel) -> Vec<String> {
+fn tags(sources: &KanjiSources, entry: &KanjidicEntry, level: &KanjiLevel) -> Vec<String> {
+    let kanji = entry.literal.chars().next().unwrap_or_default();
     let mut tags = Vec::new();
     if let Some(level) = level.level {
         tags.push(format!("jlpt-n{level}"));
@@ -265,6 +266,10 @@ fn tags(sources: &KanjiSources, kanji: char, level: &KanjiLevel) -> Vec<String> 
     if let Some(grade) = sources.kyoiku.get(&kanji) {
         tags.push("kyoiku".to_string());
         tags.push(format!("grade-{grade}"));
+    }
+    // Made in Japan (畑, 働): KANJIDIC2 notes it among the meanings.
+    if entry.kokuji {
+        tags.push("kokuji".to_string());
     }
     tags
 }
@@ -619,7 +624,7 @@ fn kanji_learnable(
             text: entry.literal.clone(),
             script: Script::Kanji,
         }],
-        tags: tags(sources, literal, &extras.level),
+        tags: tags(sources, entry, &extras.level),
         body: LearnableBody::Kanji(detail(sources, entry, literal, extras)),
         sources: sources_cited,
         cross_checks: checks,

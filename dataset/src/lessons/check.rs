@@ -112,17 +112,9 @@ pub fn give_away(question: &Question) -> Option<String> {
     if question.kind == QuestionKind::Cloze && question.prompt.contains(&question.answer) {
         return Some(format!("the gapped sentence shows {} too", question.answer));
     }
-    let others: Vec<String> = question
-        .choices
-        .iter()
-        .filter(|c| **c != question.answer)
-        .map(|c| initial(c))
-        .collect();
-    let answer_initial = initial(&question.answer);
-    if others.len() >= 2 && others.iter().all(|i| *i == others[0]) && others[0] != answer_initial {
+    if let Some(shared) = odd_one_out(question, |c| Some(initial(c))) {
         return Some(format!(
-            "the answer is the only choice not starting with “{}”",
-            others[0]
+            "the answer is the only choice not starting with “{shared}”"
         ));
     }
     if let Some(shown) = shown_word(question)
@@ -165,6 +157,66 @@ pub fn give_away(question: &Question) -> Option<String> {
             .filter(|c| **c != question.answer)
             .all(|c| form(c) != answer);
     alone.then(|| format!("the answer is the only choice in {answer}"))
+}
+
+/// What every other choice of a question shares and its answer does not, by `family`
+/// (how a choice starts, a kanji's radical), when there are at least two others: the
+/// answer then stands out as the odd one without being known (海 among 繰 繭 織).
+pub fn odd_one_out(question: &Question, family: impl Fn(&str) -> Option<String>) -> Option<String> {
+    let others: Vec<&String> = question
+        .choices
+        .iter()
+        .filter(|c| **c != question.answer)
+        .collect();
+    shared_family(&question.answer, &others, family)
+}
+
+/// The family all of `others` share and `answer` does not, when there are two or more.
+pub fn shared_family(
+    answer: &str,
+    others: &[impl AsRef<str>],
+    family: impl Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let shared = family(others.first()?.as_ref())?;
+    (others.len() >= 2
+        && family(answer).as_ref() != Some(&shared)
+        && others
+            .iter()
+            .all(|o| family(o.as_ref()).as_ref() == Some(&shared)))
+    .then_some(shared)
+}
+
+/// Every reading a kanji or a word lists, each a right answer to "How is it read?" (事 is
+/// ジ and ズ, 象 ショウ and ゾウ): none may stand among the wrong choices.
+pub fn own_readings(learnable: &Learnable) -> Vec<String> {
+    match &learnable.body {
+        LearnableBody::Kanji(detail) => detail
+            .readings
+            .on
+            .iter()
+            .chain(&detail.readings.kun)
+            .map(|reading| reading.replace(['.', '-'], ""))
+            .collect(),
+        LearnableBody::Vocabulary(detail) => {
+            detail.readings.iter().map(|r| r.text.clone()).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Titles a name ends in that tell its role: "What was 光厳天皇?" answers itself, so no
+/// role question is asked of such a name.
+pub const ROLE_TITLES: &[&str] = &[
+    "天皇", "皇后", "上皇", "法皇", "女院", "院", "親王", "王", "皇子", "皇女", "太子", "将軍",
+    "法師", "上人", "聖人", "禅師", "大師", "国師",
+];
+
+/// The title a name ends in, when it tells the name's role.
+pub fn role_title(name: &str) -> Option<&'static str> {
+    ROLE_TITLES
+        .iter()
+        .copied()
+        .find(|title| name.ends_with(title))
 }
 
 /// Why a meaning or role question has a second right answer, or none to reason about:

@@ -171,12 +171,22 @@ pub fn kanji_levels<'a>(learnables: impl Iterator<Item = &'a Learnable>) -> BTre
     levels
 }
 
-/// The level a lesson files an entry under; `None` leaves it out of lessons. History
+/// The level a lesson files an entry under; `None` leaves it out of lessons. Kana take
+/// the kana level, but for combinations no official spelling uses. History
 /// entities take the level of the hardest kanji of their name (N1 for kanji outside the
 /// JLPT lists), since reading the name is what a language learner has to master.
 pub fn level(learnable: &Learnable, kanji: &BTreeMap<char, u8>) -> Option<u8> {
     match &learnable.body {
-        LearnableBody::Character(_) => Some(KANA_LEVEL),
+        // Lessons teach the kana a learner writes: no combination outside the official
+        // loanword spellings (ギェ, ヴャ), and loanword combinations only in katakana.
+        LearnableBody::Character(detail) => {
+            let unofficial = learnable
+                .tags
+                .iter()
+                .any(|t| t == crate::characters::UNOFFICIAL);
+            let hiragana_loanword = detail.group == "extended" && detail.script == "hiragana";
+            (!unofficial && !hiragana_loanword).then_some(KANA_LEVEL)
+        }
         LearnableBody::Radical(_) => Some(RADICAL_LEVEL),
         LearnableBody::History(detail) => {
             let name = history_kanji(detail)?;

@@ -22,10 +22,17 @@ const BLANK: &str = "＿＿";
 pub struct Pools<'a> {
     by_key: BTreeMap<String, Vec<&'a Learnable>>,
     homographs: check::Homographs<'a>,
+    /// The radical of every kanji by its character.
+    radicals: BTreeMap<String, u8>,
 }
 
 impl<'a> Pools<'a> {
     pub fn add(&mut self, key: String, learnable: &'a Learnable) {
+        if let LearnableBody::Kanji(detail) = &learnable.body
+            && let Some(radical) = detail.radical_number
+        {
+            self.radicals.insert(items::label(learnable), radical);
+        }
         self.by_key.entry(key).or_default().push(learnable);
     }
 
@@ -78,34 +85,12 @@ impl<'a> Pools<'a> {
         };
         // A date among dates of other centuries stands out (1601–1650 among 1910–1989 and
         // 1942–1999): candidates whose first and last years lie near the answer's come first.
-        let year = |text: &str| -> Option<i32> {
-            let digits: String = text
-                .trim_start_matches(|c: char| !c.is_ascii_digit())
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            digits.parse().ok()
-        };
         // Both ends count (1867–1958 is no Edo life beside 1820–1871), by half centuries.
-        let last_year = |text: &str| -> Option<i32> {
-            let digits: String = text
-                .trim_end_matches(|c: char| !c.is_ascii_digit())
-                .chars()
-                .rev()
-                .take_while(char::is_ascii_digit)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            digits.parse().ok()
-        };
-        let (answer_year, answer_end) = (year(answer), last_year(answer));
+        let (answer_year, answer_end) = years(answer);
         let centuries_off = |shown: &str| {
             let off = |a: Option<i32>, b: Option<i32>| a.zip(b).map(|(a, b)| (a - b).abs() / 50);
-            match (
-                off(answer_year, year(shown)),
-                off(answer_end, last_year(shown)),
-            ) {
+            let (start, end) = years(shown);
+            match (off(answer_year, start), off(answer_end, end)) {
                 (Some(start), end) => u8::try_from(start.max(end.unwrap_or(0)).min(9)).unwrap_or(9),
                 _ => 0,
             }
@@ -144,18 +129,20 @@ impl<'a> Pools<'a> {
                 break;
             }
         }
-        // Distractors all starting alike, unlike the answer, would point at it: the last
-        // one gives way to a candidate that starts otherwise, or the question is not asked.
-        let alike = |picked: &[String]| {
-            let first = picked.first().map(|p| check::initial(p));
-            picked.len() >= 2
-                && first.as_ref() != Some(&initial)
-                && picked.iter().all(|p| Some(check::initial(p)) == first)
-        };
-        if alike(&picked) {
-            let shared = check::initial(&picked[0]);
+        // Distractors all starting alike, unlike the answer, would point at it, and so
+        // would kanji all of a radical the answer lacks (海 among 繰 繭 織): the last one
+        // gives way to a candidate of another family, or the question is not asked.
+        let initial = |shown: &str| Some(check::initial(shown));
+        let radical = |shown: &str| self.radicals.get(shown).map(u8::to_string);
+        let families: [&Family<'_>; 2] = [&initial, &radical];
+        for family in families {
+            let Some(shared) = check::shared_family(answer, &picked, family) else {
+                continue;
+            };
             let other = rest.find(|shown| {
-                shown != answer && !picked.contains(shown) && check::initial(shown) != shared
+                shown != answer
+                    && !picked.contains(shown)
+                    && family(shown).as_ref() != Some(&shared)
             });
             match other {
                 Some(other) => {
@@ -168,6 +155,9 @@ impl<'a> Pools<'a> {
         picked
     }
 }
+
+/// What a choice shares with others of its kind: how it starts, a kanji's radical.
+type Family<'f> = dyn Fn(&str) -> Option<String> + 'f;
 
 /// A question in the making, before its id and choices are fixed.
 struct Draft {
@@ -195,6 +185,16 @@ fn history(learnable: &Learnable) -> Option<&HistoryDetail> {
         LearnableBody::History(detail) => Some(detail),
         _ => None,
     }
+}
+
+/// The first and the last run of digits of a shown date (`1534–1582` → 1534, 1582).
+fn years(text: &str) -> (Option<i32>, Option<i32>) {
+    let mut runs = text
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|run| !run.is_empty());
+    let first = runs.next().and_then(|run| run.parse().ok());
+    let last = runs.next_back().and_then(|run| run.parse().ok()).or(first);
+    (first, last)
 }
 
 /// A year as a learner reads it: `1600`, `300 BCE`, `c. 1330`.
@@ -394,16 +394,10 @@ fn date_draft(learnable: &Learnable, kind: HistoryType) -> Option<Draft> {
     })
 }
 
-/// Titles a name ends in that tell its role: "What was 光厳天皇?" answers itself.
-const ROLE_TITLES: &[&str] = &[
-    "天皇", "皇后", "上皇", "法皇", "女院", "院", "親王", "王", "皇子", "皇女", "太子", "将軍",
-    "法師", "上人", "聖人", "禅師", "大師", "国師",
-];
-
 fn role_draft(learnable: &Learnable) -> Option<Draft> {
     let answer = show_roles(learnable)?;
     let label = items::label(learnable);
-    if ROLE_TITLES.iter().any(|title| label.ends_with(title)) {
+    if check::role_title(&label).is_some() {
         return None;
     }
     let shown = link(&learnable.id, &label);
@@ -568,17 +562,8 @@ pub fn question(
     };
     // So would another reading of the target itself (ズ beside ジ for 事, ゾウ beside
     // ショウ for 象): every reading the entry lists is a right answer to "How is it read?".
-    let own_readings: Vec<String> = match (&draft.kind, &learnable.body) {
-        (QuestionKind::ReadingChoice, LearnableBody::Kanji(detail)) => detail
-            .readings
-            .on
-            .iter()
-            .chain(&detail.readings.kun)
-            .map(|reading| reading.replace(['.', '-'], ""))
-            .collect(),
-        (QuestionKind::ReadingChoice, LearnableBody::Vocabulary(detail)) => {
-            detail.readings.iter().map(|r| r.text.clone()).collect()
-        }
+    let own_readings = match draft.kind {
+        QuestionKind::ReadingChoice => check::own_readings(learnable),
         _ => Vec::new(),
     };
     // A reading of a name with a title (冷泉天皇) among readings without it would be told
@@ -663,6 +648,13 @@ mod tests {
         );
         assert_eq!(year_text(&date("-0299", false)).as_deref(), Some("300 BCE"));
         assert_eq!(year_text(&date("1330", true)).as_deref(), Some("c. 1330"));
+    }
+
+    #[test]
+    fn a_shown_date_has_a_first_and_a_last_year() {
+        assert_eq!(years("1534–1582"), (Some(1534), Some(1582)));
+        assert_eq!(years("c. 1330"), (Some(1330), Some(1330)));
+        assert_eq!(years("Heian"), (None, None));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The fields of a vocabulary entry that come from its JMdict entry alone.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::LazyLock;
 
 use manabi_schemas::WritingForm;
 use manabi_schemas::vocabulary::{Conjugation, Keigo, Sense, VocabularyReading};
@@ -138,8 +139,13 @@ impl Forms {
             .unwrap_or_default();
         // A word usually written in kana is labelled in kana when its spelling needs a
         // kanji outside the jōyō list, the kanji of general writing: みすぼらしい, not
-        // 見窄らしい; またがる, not 跨がる; それゆえ, not 其れ故.
-        let label = if usually_kana && rare_kanji(&label, &kanji.joyo) {
+        // 見窄らしい; またがる, not 跨がる; それゆえ, not 其れ故. An editors' label (a
+        // spelling of the entry) comes before every rule: 立ち方, not 立方 (りっぽう).
+        let label = if let Some(decided) =
+            editors_label(entry.seq).filter(|decided| all_forms.contains(decided))
+        {
+            decided.to_owned()
+        } else if usually_kana && rare_kanji(&label, &kanji.joyo) {
             reading_of(entry, &label)
         } else {
             label
@@ -448,6 +454,18 @@ pub fn senses(entry: &Entry) -> Vec<Sense> {
         .collect()
 }
 
+/// The editors' labels (`content/labels.tsv`: seq, label, reading, reason): the spelling a
+/// word is shown by where the rules pick one a teacher would not (立方 for たちかた, which
+/// alone reads りっぽう). `verify` checks each is the label of its word.
+pub const LABELS: &str = include_str!("../../content/labels.tsv");
+
+/// The editors' label of a JMdict entry, when they decided one.
+fn editors_label(seq: u32) -> Option<&'static str> {
+    crate::editors::rows(LABELS)
+        .find(|row| row.first().and_then(|s| s.parse().ok()) == Some(seq))
+        .and_then(|row| row.get(1).copied())
+}
+
 /// The editors' corrections of JMdict's English glosses (`content/glosses_corrected.tsv`:
 /// seq, gloss, corrected, reason): typos that change the meaning (兼業 "perusing as a side
 /// business" for "pursuing"), and glosses of another word (`-`).
@@ -459,10 +477,15 @@ const DROPPED: &str = "-";
 
 /// The gloss as the editors corrected it, else as JMdict has it.
 fn corrected_gloss(seq: u32, gloss: &str) -> &str {
-    crate::editors::rows(GLOSSES_CORRECTED)
-        .find(|row| row.first() == Some(&seq.to_string().as_str()) && row.get(1) == Some(&gloss))
-        .and_then(|row| row.get(2).copied())
-        .unwrap_or(gloss)
+    static CORRECTED: LazyLock<HashMap<(u32, &'static str), &'static str>> = LazyLock::new(|| {
+        crate::editors::rows(GLOSSES_CORRECTED)
+            .filter_map(|row| match row.as_slice() {
+                [seq, gloss, corrected, ..] => Some(((seq.parse().ok()?, *gloss), *corrected)),
+                _ => None,
+            })
+            .collect()
+    });
+    CORRECTED.get(&(seq, gloss)).copied().unwrap_or(gloss)
 }
 
 /// JMdict's dialect tags as notes a learner reads (`hob` → "Hokkaidō dialect"): without
