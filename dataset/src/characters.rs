@@ -346,7 +346,9 @@ fn meaning(spec: &KanaSpec) -> String {
         return meaning.to_string();
     }
     let letter = format!("{} {}", spec.script, spec.romaji);
-    if spec.group != "extended" {
+    if spec.group == "small" {
+        small_meaning(spec)
+    } else if spec.group != "extended" {
         letter
     } else if loanword_tag(&spec.text) == UNOFFICIAL {
         format!(
@@ -357,6 +359,26 @@ fn meaning(spec: &KanaSpec) -> String {
     } else {
         letter
     }
+}
+
+/// A small letter says it is small and what it does: ゃ is no や.
+fn small_meaning(spec: &KanaSpec) -> String {
+    let c = spec.text.chars().next().unwrap_or_default();
+    let hiragana = kana::katakana_to_hiragana(&spec.text);
+    let use_of = if ('\u{31F0}'..='\u{31FF}').contains(&c) {
+        "in Ainu transcription"
+    } else {
+        match hiragana.as_str() {
+            "ゃ" | "ゅ" | "ょ" => "joins the kana before it: きゃ kya",
+            "っ" => "doubles the next consonant: きって kitte",
+            "ぁ" | "ぃ" | "ぅ" | "ぇ" | "ぉ" => {
+                "joins the kana before it in extended sounds: ファ fa"
+            }
+            "ゎ" => "joins く or ぐ in old spellings: くゎ kwa",
+            _ => "a counter sign or a small letter of old texts",
+        }
+    };
+    format!("small {} {} ({use_of})", spec.script, spec.romaji)
 }
 
 fn edge(from: String, to: String, kind: &str) -> Relation {
@@ -438,6 +460,11 @@ mod tests {
         assert!(meaning(spec("ヴャ")).contains("outside the official"));
         assert!(meaning(spec("ふぁ")).contains("written in katakana"));
         assert_eq!(meaning(spec("か")), "hiragana ka");
+        assert_eq!(
+            meaning(spec("ゃ")),
+            "small hiragana ya (joins the kana before it: きゃ kya)"
+        );
+        assert!(meaning(spec("ッ")).starts_with("small katakana"));
         assert!(tags(spec("クヮ")).contains(&UNOFFICIAL.to_string()));
         let table: usize = LOANWORD_TABLE_1.len() + LOANWORD_TABLE_2.len();
         let official = EXTENDED

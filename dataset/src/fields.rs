@@ -53,16 +53,19 @@ pub fn measure(artifact: &Artifact) -> LevelQuality {
         .map(|word| (word.id.clone(), word))
         .collect();
     editors_labels(&words, &mut quality);
+    refused_examples(&words, &mut quality);
     quality
 }
 
 /// The give-aways only the entries behind a question show, each a problem (figure
 /// `lesson_questions_giving_away_by_entry`): kanji choices all of one radical the answer
 /// lacks (海 among 繰 繭 織), a wrong choice that is another reading of the kanji or word
-/// asked (ズ beside ジ for 事), and a role asked of a name ending in its title (光厳天皇).
+/// asked (ズ beside ジ for 事), a meaning that spells the word's reading (交番 "police box;
+/// koban"), and a role asked of a name ending in its title (光厳天皇).
 fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
     let mut radicals: HashMap<String, String> = HashMap::new();
     let mut readings: HashMap<String, Vec<String>> = HashMap::new();
+    let mut entries: HashMap<String, Learnable> = HashMap::new();
     for learnable in documents(artifact, LearnableType::Kanji)
         .chain(documents(artifact, LearnableType::Vocabulary))
     {
@@ -72,6 +75,7 @@ fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
             radicals.insert(label.clone(), radical.to_string());
         }
         readings.insert(learnable.id.clone(), check::own_readings(&learnable));
+        entries.insert(learnable.id.clone(), learnable);
     }
     let mut found = 0;
     for lesson in artifact
@@ -97,6 +101,10 @@ fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
                     .map(|choice| {
                         format!("choice “{choice}” is another reading of the entry asked")
                     }),
+                QuestionKind::MeaningChoice => entries
+                    .get(&question.learnable)
+                    .and_then(|word| check::spells_reading(&question.answer, word))
+                    .map(|romaji| format!("the answer spells the word's reading {romaji}")),
                 QuestionKind::RoleChoice => markup::links(&question.prompt)
                     .next()
                     .and_then(|name| check::role_title(name.text))
@@ -209,6 +217,41 @@ fn conjugates(detail: &VocabularyDetail) -> bool {
             .iter()
             .any(|pos| pos == "vs" || Class::from_jmdict(pos, reading).is_some())
     })
+}
+
+/// No word shows an example the editors refused for it (`vocabulary_examples_refused.tsv`,
+/// keyed by the word's label: a refusal left under a label the word no longer has would
+/// silently stop applying). Figure `vocabulary_refusals_naming_no_word`: the refusals
+/// whose word is not in the artifact (words the frequency exclusions later left out,
+/// kept in case they return).
+fn refused_examples(words: &BTreeMap<String, Learnable>, quality: &mut LevelQuality) {
+    let mut by_label: HashMap<&str, Vec<&VocabularyDetail>> = HashMap::new();
+    for word in words.values() {
+        if let (Some(label), LearnableBody::Vocabulary(detail)) = (&word.label, &word.body) {
+            by_label.entry(label.as_str()).or_default().push(detail);
+        }
+    }
+    let mut naming_none = 0;
+    for row in crate::editors::rows(crate::vocabulary::REFUSED_FOR_WORD) {
+        let [label, sentence, ..] = row.as_slice() else {
+            continue;
+        };
+        let Some(details) = by_label.get(label) else {
+            naming_none += 1;
+            continue;
+        };
+        if details
+            .iter()
+            .any(|detail| detail.examples.iter().any(|e| e.japanese == *sentence))
+        {
+            quality.problems.push(format!(
+                "vocabulary {label}: shows the example the editors refused, {sentence}"
+            ));
+        }
+    }
+    quality
+        .figures
+        .insert("vocabulary_refusals_naming_no_word".to_owned(), naming_none);
 }
 
 /// Every editors' label is the label of its word (`vocabulary::entry::LABELS`), when the

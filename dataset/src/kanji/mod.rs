@@ -432,7 +432,8 @@ fn inherit_meanings(sources: &mut KanjiSources) {
 /// An old form outside the jōyō list that stands for a jōyō kanji (聽 for 聴, 櫻 for 桜, the
 /// compatibility 勉 U+FA33 for 勉) says so first and means what its jōyō form means:
 /// KANJIDIC2 glosses some of them by their rarest senses alone (聽 "careful enquiry,
-/// headstrong", where 聴 is "listen"). Its own glosses follow.
+/// headstrong", where 聴 is "listen"). Its own glosses follow, but for a compatibility
+/// ideograph, which means what its NFC form means, jōyō or not (猪 U+FA16 is 猪's).
 fn name_old_forms(sources: &mut KanjiSources) {
     let joyo = |text: &str| {
         let mut chars = text.chars();
@@ -445,14 +446,25 @@ fn name_old_forms(sources: &mut KanjiSources) {
         .filter(|(_, entry)| !joyo(&entry.literal))
         .filter_map(|(index, entry)| {
             let unified: String = entry.literal.nfc().collect();
-            if unified == entry.literal && entry.grade != Some(10) {
+            let compatibility = unified != entry.literal;
+            if !compatibility && entry.grade != Some(10) {
                 return None;
             }
             let base = stands_for(sources, &entry.literal)
                 .into_iter()
-                .find(|base| joyo(&base.literal) && !base.meanings.is_empty())?;
+                .find(|base| {
+                    (joyo(&base.literal) || (compatibility && base.literal == unified))
+                        && !base.meanings.is_empty()
+                })?;
+            // A compatibility ideograph is its NFC form by Unicode's definition: its own
+            // glosses are Chinese (猪 U+FA16 "pig", where 猪 is the wild boar).
+            let own = if compatibility {
+                &[][..]
+            } else {
+                &entry.meanings[..]
+            };
             let mut meanings = vec![format!("old form of {}", base.literal)];
-            for meaning in base.meanings.iter().chain(&entry.meanings) {
+            for meaning in base.meanings.iter().chain(own) {
                 if !meanings.contains(meaning) {
                     meanings.push(meaning.clone());
                 }

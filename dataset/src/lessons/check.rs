@@ -131,6 +131,12 @@ pub fn give_away(question: &Question) -> Option<String> {
     }
     if question.kind == QuestionKind::ReadingChoice
         && let Some(shown) = markup::links(&question.prompt).next()
+        && kana_word(&question.learnable, shown.text)
+    {
+        return Some(format!("{} has no kanji to read", shown.text));
+    }
+    if question.kind == QuestionKind::ReadingChoice
+        && let Some(shown) = markup::links(&question.prompt).next()
         && let Some(title) = title_reading(shown.text, &question.answer)
         && let Some(other) = question.choices.iter().find(|c| !c.ends_with(title))
     {
@@ -184,6 +190,16 @@ pub fn shared_family(
             .iter()
             .all(|o| family(o.as_ref()).as_ref() == Some(&shared)))
     .then_some(shared)
+}
+
+/// Whether an entry is a word or a name written without kanji, which has no reading to
+/// ask but its own spelling: "How is トランジスター read?" could only offer another
+/// spelling (トランジスタ) as the answer.
+pub fn kana_word(id: &str, label: &str) -> bool {
+    let of_a_character = ["kanji-", "radical-", "kana-"]
+        .iter()
+        .any(|prefix| id.starts_with(prefix));
+    !of_a_character && !label.chars().any(crate::vocabulary::text::is_kanji)
 }
 
 /// Every reading a kanji or a word lists, each a right answer to "How is it read?" (事 is
@@ -261,6 +277,24 @@ pub fn names_in_letters<'a>(answer: &str, forms: &'a [WritingForm]) -> Option<&'
         .filter(|f| f.script == Script::Latin && f.text.chars().count() >= 4)
         .map(|f| f.text.as_str())
         .find(|name| answer.contains(&name.to_lowercase()))
+}
+
+/// The romaji of a word's reading (four letters or more) that a meaning answer spells as
+/// one of its words: "police box; koban" for 交番 is answered by reading the word, not by
+/// knowing its meaning.
+pub fn spells_reading(answer: &str, learnable: &Learnable) -> Option<String> {
+    let LearnableBody::Vocabulary(detail) = &learnable.body else {
+        return None;
+    };
+    let words: BTreeSet<String> = answer
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .collect();
+    detail
+        .readings
+        .iter()
+        .map(|reading| reading.romaji.to_lowercase())
+        .find(|romaji| romaji.chars().count() >= 4 && words.contains(romaji))
 }
 
 /// The lower-cased words of an English meaning or role that carry its sense (three

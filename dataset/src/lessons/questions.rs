@@ -283,6 +283,7 @@ fn meaning_draft(learnable: &Learnable, name: &str, homograph: bool) -> Option<D
     let answer = items::meaning(learnable);
     if answer.contains(&label)
         || check::names_in_letters(&answer, &learnable.writing_forms).is_some()
+        || check::spells_reading(&answer, learnable).is_some()
     {
         return None;
     }
@@ -298,7 +299,7 @@ fn meaning_draft(learnable: &Learnable, name: &str, homograph: bool) -> Option<D
 fn reading_draft(learnable: &Learnable) -> Option<Draft> {
     let answer = items::reading(learnable)?;
     let label = items::label(learnable);
-    if answer == label {
+    if answer == label || check::kana_word(&learnable.id, &label) {
         return None;
     }
     let shown = link(&learnable.id, &label);

@@ -132,6 +132,12 @@ impl Forms {
             .or_else(|| headwords.iter().find(listed))
             .map(|h| match main {
                 Some(main) if rare_spelling(h) => main.text.clone(),
+                // A word JMdict does not mark as usually kana is labelled by the spelling
+                // it ranks, though a list names it in kana: 姉妹, not しまい; 本当, not
+                // ほんとう; 最も, not もっとも.
+                Some(main) if !usually_kana && is_kana(h) && main.text.chars().any(is_kanji) => {
+                    main.text.clone()
+                }
                 _ => h.clone(),
             })
             .or_else(|| shown_kanji.first().map(|k| (*k).to_owned()))
@@ -946,10 +952,11 @@ mod tests {
     }
 
     #[test]
-    fn a_kana_headword_labels_a_word_usually_written_in_kana() {
+    fn a_kana_headword_yields_to_the_ranked_spelling_of_a_word_not_usually_in_kana() {
+        // JMdict ranks 明後日 and does not mark あさって as usually written in kana.
         let entry = excerpt_entry(1584640);
         let forms = Forms::new(&entry, &["あさって".to_owned()], &sets("明後日"));
-        assert_eq!(forms.label, "あさって");
+        assert_eq!(forms.label, "明後日");
         assert_eq!(forms.reading, "あさって");
         assert_eq!(forms.kanji, ["明後日"]);
     }

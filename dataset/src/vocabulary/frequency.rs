@@ -71,17 +71,28 @@ pub fn written_in_kana(entry: &Entry) -> bool {
 /// katakana spelling: シーン is "scene", not the sound word しーん that JMdict also writes
 /// シーン.
 #[derive(Debug, Default)]
-pub struct CommonSpellings(HashMap<String, Vec<u32>>);
+pub struct CommonSpellings {
+    spellings: HashMap<String, Vec<u32>>,
+    /// The kanji spellings JMdict ranks (a priority tag on the spelling itself).
+    ranked: HashMap<String, Vec<u32>>,
+}
 
 impl CommonSpellings {
     pub fn of(entries: &[Entry]) -> Self {
         let mut spellings: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut ranked: HashMap<String, Vec<u32>> = HashMap::new();
         for entry in entries.iter().filter(|entry| entry.is_common()) {
             for kanji in &entry.kanji {
                 spellings
                     .entry(kanji.text.clone())
                     .or_default()
                     .push(entry.seq);
+                if !kanji.priority.is_empty() {
+                    ranked
+                        .entry(kanji.text.clone())
+                        .or_default()
+                        .push(entry.seq);
+                }
             }
             let loanwords = entry.readings.iter().filter(|_| entry.kanji.is_empty());
             for reading in loanwords.filter(|r| r.text.chars().all(is_katakana)) {
@@ -91,14 +102,22 @@ impl CommonSpellings {
                     .push(entry.seq);
             }
         }
-        Self(spellings)
+        Self { spellings, ranked }
+    }
+
+    /// True when another entry than `seq` ranks the kanji spelling `form`: 尤も, which
+    /// JMdict also lists unranked under 最も "most", is the spelling of 尤も "reasonable".
+    pub fn ranked_elsewhere(&self, seq: u32, form: &str) -> bool {
+        self.ranked
+            .get(form)
+            .is_some_and(|seqs| seqs.iter().any(|&other| other != seq))
     }
 
     /// True when `entry` is uncommon and another, common entry is written `form` too.
     pub fn taken_from(&self, entry: &Entry, form: &str) -> bool {
         !entry.is_common()
             && self
-                .0
+                .spellings
                 .get(form)
                 .is_some_and(|seqs| seqs.iter().any(|&seq| seq != entry.seq))
     }

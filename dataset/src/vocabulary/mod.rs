@@ -135,11 +135,14 @@ pub fn build_reported(ctx: &BuildContext) -> anyhow::Result<(Part, Report)> {
         .map(|graded| Draft::new(graded, &sources.dictionaries, &sources.kanji_sets))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let labels: BTreeSet<String> = drafts.iter().map(|d| d.forms.label.clone()).collect();
-    for draft in &mut drafts {
+    // A spelling another word has reads as that word: another entry's label, or a
+    // spelling JMdict ranks in another entry (尤も under 最も is 尤も "reasonable").
+    for (draft, graded) in drafts.iter_mut().zip(&graded) {
         let own = draft.forms.label.clone();
-        draft
-            .forms
-            .without(|text| text != own && labels.contains(text));
+        let seq = graded.entry.seq;
+        draft.forms.without(|text| {
+            text != own && (labels.contains(text) || sources.common.ranked_elsewhere(seq, text))
+        });
     }
     let examples = choose_examples(&graded, &drafts, &sources)?;
     let mut part = Part::default();
@@ -452,7 +455,8 @@ impl Draft {
 /// (はい inside 愛してはいない, ビル the name Bill, 明ける in 夜が明ける for 開ける), found in a
 /// teacher's sweep of the beginner words' examples. The sentence stays an example of other
 /// words; a sentence wrong in itself is refused for all (`examples_refused.tsv`).
-const REFUSED_FOR_WORD: &str = include_str!("../../content/vocabulary_examples_refused.tsv");
+pub(crate) const REFUSED_FOR_WORD: &str =
+    include_str!("../../content/vocabulary_examples_refused.tsv");
 
 pub(crate) fn refused_for_word(label: &str, japanese: &str) -> bool {
     crate::editors::has_pair(REFUSED_FOR_WORD, label, japanese)
