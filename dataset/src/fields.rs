@@ -24,6 +24,14 @@ use crate::vocabulary::entry;
 use crate::vocabulary::frequency::MARKED_SENSES;
 use manabi_artifact::Artifact;
 
+/// The lessons of the artifact that parse.
+fn lessons(artifact: &Artifact) -> impl Iterator<Item = Lesson> + '_ {
+    artifact
+        .lessons
+        .iter()
+        .filter_map(|raw| serde_json::from_str::<Lesson>(&raw.json).ok())
+}
+
 fn documents(artifact: &Artifact, kind: LearnableType) -> impl Iterator<Item = Learnable> + '_ {
     artifact
         .learnables
@@ -37,10 +45,7 @@ pub fn measure(artifact: &Artifact) -> LevelQuality {
     let mut quality = LevelQuality::default();
     grammar(artifact, &mut quality);
     vocabulary(artifact, &mut quality);
-    let give_aways = artifact
-        .lessons
-        .iter()
-        .filter_map(|raw| serde_json::from_str::<Lesson>(&raw.json).ok())
+    let give_aways = lessons(artifact)
         .flat_map(|lesson| lesson.questions)
         .filter(|question| give_away(question).is_some())
         .count();
@@ -64,7 +69,6 @@ pub fn measure(artifact: &Artifact) -> LevelQuality {
 /// koban"), and a role asked of a name ending in its title (光厳天皇).
 fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
     let mut radicals: HashMap<String, String> = HashMap::new();
-    let mut readings: HashMap<String, Vec<String>> = HashMap::new();
     let mut entries: HashMap<String, Learnable> = HashMap::new();
     for learnable in documents(artifact, LearnableType::Kanji)
         .chain(documents(artifact, LearnableType::Vocabulary))
@@ -74,15 +78,10 @@ fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
         {
             radicals.insert(label.clone(), radical.to_string());
         }
-        readings.insert(learnable.id.clone(), check::own_readings(&learnable));
         entries.insert(learnable.id.clone(), learnable);
     }
     let mut found = 0;
-    for lesson in artifact
-        .lessons
-        .iter()
-        .filter_map(|raw| serde_json::from_str::<Lesson>(&raw.json).ok())
-    {
+    for lesson in lessons(artifact) {
         for question in &lesson.questions {
             let reason = match question.kind {
                 QuestionKind::KanjiRecognition => {
@@ -90,13 +89,15 @@ fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
                         format!("the answer is the only choice without radical no. {radical}")
                     })
                 }
-                QuestionKind::ReadingChoice => readings
+                QuestionKind::ReadingChoice => entries
                     .get(&question.learnable)
+                    .map(check::own_readings)
                     .and_then(|own| {
                         question
                             .choices
                             .iter()
                             .find(|c| **c != question.answer && own.contains(c))
+                            .cloned()
                     })
                     .map(|choice| {
                         format!("choice “{choice}” is another reading of the entry asked")
@@ -135,11 +136,7 @@ fn homograph_questions(artifact: &Artifact, quality: &mut LevelQuality) {
     }
     let by_id: BTreeMap<&str, &Learnable> = words.iter().map(|w| (w.id.as_str(), w)).collect();
     let mut found = 0;
-    for lesson in artifact
-        .lessons
-        .iter()
-        .filter_map(|raw| serde_json::from_str::<Lesson>(&raw.json).ok())
-    {
+    for lesson in lessons(artifact) {
         for question in &lesson.questions {
             let Some(word) = by_id.get(question.learnable.as_str()) else {
                 continue;
