@@ -13,6 +13,10 @@ use crate::xml::attribute;
 /// The note KANJIDIC2 gives as a meaning of a kanji made in Japan.
 const KOKUJI: &str = "(kokuji)";
 
+fn is_katakana(text: &str) -> bool {
+    text.chars().all(|c| ('\u{30A0}'..='\u{30FF}').contains(&c))
+}
+
 /// The fields of one KANJIDIC2 character that the kanji builder uses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KanjidicEntry {
@@ -93,6 +97,9 @@ impl KanjidicEntry {
             Field::JlptOld => self.jlpt_old = text.parse().ok(),
             Field::Reference(kind) => self.references.push((kind.clone(), text)),
             Field::Reading(kind) if kind == "ja_on" => self.on.push(text),
+            // A kun reading in katakana is a Western unit the kanji once wrote (粉
+            // デシメートル, 志 シリング), not a reading of a Japanese word.
+            Field::Reading(kind) if kind == "ja_kun" && is_katakana(&text) => {}
             Field::Reading(kind) if kind == "ja_kun" => self.kun.push(text),
             Field::Meaning(_) if text == KOKUJI => self.kokuji = true,
             Field::Meaning(None) => self.meanings.push(text),
@@ -193,5 +200,15 @@ mod tests {
         assert_eq!(entries[0].meanings, ["farm"]);
         assert_eq!(entries[0].meanings_by_locale["fr"], ["champ"]);
         assert!(entries[0].kokuji);
+    }
+
+    #[test]
+    fn a_unit_in_katakana_is_no_kun_reading() {
+        let xml = r#"<kanjidic2><character><literal>粉</literal><reading_meaning><rmgroup>
+<reading r_type="ja_on">フン</reading><reading r_type="ja_kun">デシメートル</reading>
+<reading r_type="ja_kun">こな</reading><meaning>flour</meaning></rmgroup>
+</reading_meaning></character></kanjidic2>"#;
+        let entries = parse(xml.as_bytes(), |_| true).expect("parses");
+        assert_eq!(entries[0].kun, ["こな"]);
     }
 }

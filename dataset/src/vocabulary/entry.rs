@@ -62,6 +62,7 @@ impl Forms {
             .english_senses()
             .next()
             .is_some_and(|s| marks_usually_kana(&s.misc));
+        let kana_somewhere = entry.english_senses().any(|s| marks_usually_kana(&s.misc));
         let mut shown_kanji: Vec<&str> = entry
             .kanji
             .iter()
@@ -132,10 +133,11 @@ impl Forms {
             .or_else(|| headwords.iter().find(listed))
             .map(|h| match main {
                 Some(main) if rare_spelling(h) => main.text.clone(),
-                // A word JMdict does not mark as usually kana is labelled by the spelling
+                // A word JMdict marks usually kana in no sense is labelled by the spelling
                 // it ranks, though a list names it in kana: 姉妹, not しまい; 本当, not
-                // ほんとう; 最も, not もっとも.
-                Some(main) if !usually_kana && is_kana(h) && main.text.chars().any(is_kanji) => {
+                // ほんとう; 最も, not もっとも. Not いっぱい "full" nor うち "while", whose
+                // later senses JMdict writes in kana.
+                Some(main) if !kana_somewhere && is_kana(h) && main.text.chars().any(is_kanji) => {
                     main.text.clone()
                 }
                 _ => h.clone(),
