@@ -369,11 +369,15 @@ fn small_meaning(spec: &KanaSpec) -> String {
         "in Ainu transcription"
     } else {
         match hiragana.as_str() {
-            "ゃ" | "ゅ" | "ょ" => "joins the kana before it: きゃ kya",
+            "ゃ" => "joins the kana before it: きゃ kya",
+            "ゅ" => "joins the kana before it: きゅ kyu",
+            "ょ" => "joins the kana before it: きょ kyo",
             "っ" => "doubles the next consonant: きって kitte",
-            "ぁ" | "ぃ" | "ぅ" | "ぇ" | "ぉ" => {
-                "joins the kana before it in extended sounds: ファ fa"
-            }
+            "ぁ" => "joins the kana before it in extended sounds: ファ fa",
+            "ぃ" => "joins the kana before it in extended sounds: ティ ti",
+            "ぅ" => "joins the kana before it in extended sounds: トゥ tu",
+            "ぇ" => "joins the kana before it in extended sounds: シェ she",
+            "ぉ" => "joins the kana before it in extended sounds: フォ fo",
             "ゎ" => "joins く or ぐ in old spellings: くゎ kwa",
             _ => "a counter sign or a small letter of old texts",
         }
@@ -465,6 +469,13 @@ mod tests {
             "small hiragana ya (joins the kana before it: きゃ kya)"
         );
         assert!(meaning(spec("ッ")).starts_with("small katakana"));
+        // Each small letter's example is of that letter.
+        for small in ["ゃ", "ゅ", "ょ", "ぁ", "ぃ", "ぅ", "ぇ", "ぉ"] {
+            let said = meaning(spec(small));
+            let example = said.split(": ").nth(1).expect("an example");
+            let shown = kana::katakana_to_hiragana(example);
+            assert!(shown.contains(small), "{small}: {said}");
+        }
         assert!(tags(spec("クヮ")).contains(&UNOFFICIAL.to_string()));
         let table: usize = LOANWORD_TABLE_1.len() + LOANWORD_TABLE_2.len();
         let official = EXTENDED

@@ -251,8 +251,9 @@ fn refused_examples(words: &BTreeMap<String, Learnable>, quality: &mut LevelQual
         .insert("vocabulary_refusals_naming_no_word".to_owned(), naming_none);
 }
 
-/// Every editors' label is the label of its word (`vocabulary::entry::LABELS`), when the
-/// word is in the artifact.
+/// Every editors' label is the label of its word (`vocabulary::entry::LABELS`), and every
+/// editors' lead sense leads its word (`vocabulary::entry::SENSES_LEAD`), when the word is
+/// in the artifact.
 fn editors_labels(words: &BTreeMap<String, Learnable>, quality: &mut LevelQuality) {
     for row in crate::editors::rows(entry::LABELS) {
         let [seq, label, reading, _reason] = row.as_slice() else {
@@ -272,6 +273,29 @@ fn editors_labels(words: &BTreeMap<String, Learnable>, quality: &mut LevelQualit
         if shown != Some((*label, *reading)) {
             quality.problems.push(format!(
                 "vocabulary {seq}: the editors label it {label} ({reading}), the artifact {shown:?}"
+            ));
+        }
+    }
+    for row in crate::editors::rows(entry::SENSES_LEAD) {
+        let [seq, gloss, _reason] = row.as_slice() else {
+            quality
+                .problems
+                .push(format!("editors' lead sense {row:?}: not three columns"));
+            continue;
+        };
+        let Some(word) = words.get(&format!("vocab-{seq}")) else {
+            continue;
+        };
+        let leads = match &word.body {
+            LearnableBody::Vocabulary(detail) => detail
+                .senses
+                .first()
+                .is_some_and(|sense| sense.glosses.iter().any(|g| g == gloss)),
+            _ => false,
+        };
+        if !leads {
+            quality.problems.push(format!(
+                "vocabulary {seq}: the editors lead it with \"{gloss}\", the artifact does not"
             ));
         }
     }

@@ -155,6 +155,13 @@ pub fn give_away(question: &Question) -> Option<String> {
             shown.text
         ));
     }
+    if question.kind == QuestionKind::ReadingChoice
+        && let Some(gap) = length_alone(&question.answer, &question.choices)
+    {
+        return Some(format!(
+            "the answer is the only choice of its length, {gap} kana or more from the others"
+        ));
+    }
     let answer = form(&question.answer);
     let alone = question.choices.len() > 1
         && question
@@ -218,6 +225,28 @@ pub fn own_readings(learnable: &Learnable) -> Vec<String> {
         }
         _ => Vec::new(),
     }
+}
+
+/// Kana a reading answer may stand apart in length from every other choice.
+const LENGTH_APART_MAX: usize = 2;
+
+/// How far a reading answer stands apart in length when it is longer, or shorter, than
+/// every other choice by more than [`LENGTH_APART_MAX`] kana (いしずみけいいちろう among
+/// readings of five and seven kana): its length alone then points at it.
+pub fn length_alone(answer: &str, choices: &[impl AsRef<str>]) -> Option<usize> {
+    let length = answer.chars().count();
+    let others: Vec<usize> = choices
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|c| *c != answer)
+        .map(|c| c.chars().count())
+        .collect();
+    if others.len() < 2 {
+        return None;
+    }
+    let gap = others.iter().map(|o| o.abs_diff(length)).min()?;
+    let apart = others.iter().all(|o| *o < length) || others.iter().all(|o| *o > length);
+    (apart && gap > LENGTH_APART_MAX).then_some(gap)
 }
 
 /// Titles a name ends in that tell its role: "What was 光厳天皇?" answers itself, so no
@@ -873,5 +902,21 @@ mod tests {
         assert_eq!(give_away(&shared), None);
         let mixed = question(&["あさ", "きのした", "すがわら", "たなか"], "きのした");
         assert_eq!(give_away(&mixed), None);
+        assert_eq!(
+            length_alone(
+                "いしずみけいいちろう",
+                &[
+                    "いしずみけいいちろう",
+                    "はたのあきら",
+                    "ふしみ",
+                    "ふなはしせい"
+                ]
+            ),
+            Some(4)
+        );
+        assert_eq!(
+            length_alone("いしずみ", &["いしずみ", "ふしみ", "たかはしけん"]),
+            None
+        );
     }
 }

@@ -75,7 +75,7 @@ impl<'a> Pools<'a> {
             let off = shown.chars().count().abs_diff(length);
             if !japanese || off == 0 {
                 0u8
-            } else if off > 2.max(length / 2) {
+            } else if off > 2.max(length / 4) {
                 2
             } else if length <= 2 {
                 1
@@ -607,7 +607,11 @@ pub fn question(
     };
     let distractors =
         pools.distractors(key, learnable, &draft.answer, &shown, &draft.show, &clashes);
-    if distractors.len() < 2 {
+    // A reading that stands apart by its length alone (いしずみけいいちろう among readings
+    // of five and seven kana) is not asked.
+    let length_apart = draft.kind == QuestionKind::ReadingChoice
+        && check::length_alone(&draft.answer, &distractors).is_some();
+    if distractors.len() < 2 || length_apart {
         return None;
     }
     let mut choices = distractors;

@@ -529,12 +529,34 @@ fn dialect_notes(dialects: &[String]) -> impl Iterator<Item = String> + '_ {
 /// chisel, かたな only a sword), and those are another word's senses for a learner. When
 /// every sense is restricted elsewhere, all are kept rather than none.
 pub fn senses_of(entry: &Entry, label: &str, reading: &str) -> Vec<Sense> {
-    senses(entry)
+    let mut kept: Vec<Sense> = senses(entry)
         .into_iter()
         .zip(kept_senses(entry, label, reading))
         .filter(|(_, kept)| *kept)
         .map(|(sense, _)| sense)
-        .collect()
+        .collect();
+    if let Some(lead) = lead_gloss(entry.seq)
+        && let Some(at) = kept
+            .iter()
+            .position(|sense| sense.glosses.iter().any(|g| g == lead))
+    {
+        let sense = kept.remove(at);
+        kept.insert(0, sense);
+    }
+    kept
+}
+
+/// The editors' choice of the sense a word leads with (`content/senses_lead.tsv`: seq, a
+/// gloss of that sense, reason), where JMdict's first sense is not the word a learner
+/// meets: 畜生 is "damn it" today, not "beast"; 収める, sharing an entry with 納める, is
+/// not "to pay (fees)". `verify` checks each leads its word.
+pub const SENSES_LEAD: &str = include_str!("../../content/senses_lead.tsv");
+
+/// The gloss of the sense the editors lead a JMdict entry with.
+pub fn lead_gloss(seq: u32) -> Option<&'static str> {
+    crate::editors::rows(SENSES_LEAD)
+        .find(|row| row.first().and_then(|s| s.parse().ok()) == Some(seq))
+        .and_then(|row| row.get(1).copied())
 }
 
 /// Which of the entry's English senses the word written `label` and read `reading` keeps
