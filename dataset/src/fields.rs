@@ -66,7 +66,8 @@ pub fn measure(artifact: &Artifact) -> LevelQuality {
 /// `lesson_questions_giving_away_by_entry`): kanji choices all of one radical the answer
 /// lacks (海 among 繰 繭 織), a wrong choice that is another reading of the kanji or word
 /// asked (ズ beside ジ for 事), a meaning that spells the word's reading (交番 "police box;
-/// koban"), and a role asked of a name ending in its title (光厳天皇).
+/// koban"), a role asked of a name ending in its title (光厳天皇), and a cloze choice that
+/// means what the answer means (もしかしたら beside もしかすると).
 fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
     let mut radicals: HashMap<String, String> = HashMap::new();
     let mut entries: HashMap<String, Learnable> = HashMap::new();
@@ -80,10 +81,32 @@ fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
         }
         entries.insert(learnable.id.clone(), learnable);
     }
+    let mut meanings_by_label: HashMap<&str, Vec<String>> = HashMap::new();
+    for entry in entries.values() {
+        if let (Some(label), LearnableBody::Vocabulary(_)) = (&entry.label, &entry.body) {
+            meanings_by_label
+                .entry(label.as_str())
+                .or_default()
+                .push(crate::lessons::items::meaning(entry));
+        }
+    }
     let mut found = 0;
     for lesson in lessons(artifact) {
         for question in &lesson.questions {
             let reason = match question.kind {
+                QuestionKind::Cloze => entries.get(&question.learnable).and_then(|word| {
+                    let meaning = crate::lessons::items::meaning(word);
+                    question
+                        .choices
+                        .iter()
+                        .filter(|c| **c != question.answer)
+                        .find(|choice| {
+                            meanings_by_label.get(choice.as_str()).is_some_and(|all| {
+                                all.iter().all(|other| check::synonym_fits(&meaning, other))
+                            })
+                        })
+                        .map(|choice| format!("choice “{choice}” means what the answer means"))
+                }),
                 QuestionKind::KanjiRecognition => {
                     check::odd_one_out(question, |c| radicals.get(c).cloned()).map(|radical| {
                         format!("the answer is the only choice without radical no. {radical}")

@@ -326,6 +326,13 @@ pub fn spells_reading(answer: &str, learnable: &Learnable) -> Option<String> {
         .find(|romaji| romaji.chars().count() >= 4 && words.contains(romaji))
 }
 
+/// Whether a word meaning `other` would fill the gap of a cloze whose answer means
+/// `meaning`: the two share a content word (もしかしたら and もしかすると, "perhaps").
+pub fn synonym_fits(meaning: &str, other: &str) -> bool {
+    let words = content_words(meaning);
+    content_words(other).iter().any(|w| words.contains(w))
+}
+
 /// The lower-cased words of an English meaning or role that carry its sense (three
 /// letters or more, not a function word): `to put (something) on` → put, something.
 pub fn content_words(text: &str) -> BTreeSet<String> {

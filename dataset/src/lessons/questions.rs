@@ -579,10 +579,16 @@ pub fn question(
     let repeated = draft.kind == QuestionKind::ReadingChoice
         && items::label(learnable).contains('々')
         && check::repeats(&draft.answer);
+    // A word of the same meaning would fill a gap as well (もしかしたら beside
+    // もしかすると, both "perhaps"): a cloze takes no distractor sharing a content word of
+    // the answer's meaning (`check::synonym_fits`).
     let clashes = |candidate: &Learnable| {
-        title_reading.is_some_and(|title| {
-            !(draft.show)(candidate).is_some_and(|shown| shown.ends_with(title))
-        }) || (repeated && !(draft.show)(candidate).is_some_and(|shown| check::repeats(&shown)))
+        (draft.kind == QuestionKind::Cloze
+            && check::synonym_fits(&items::meaning(learnable), &items::meaning(candidate)))
+            || title_reading.is_some_and(|title| {
+                !(draft.show)(candidate).is_some_and(|shown| shown.ends_with(title))
+            })
+            || (repeated && !(draft.show)(candidate).is_some_and(|shown| check::repeats(&shown)))
             || (draft.show)(candidate) == target_answer
             || (draft.show)(candidate).is_some_and(|shown| own_readings.contains(&shown))
             || items::meaning(candidate) == items::meaning(learnable)
