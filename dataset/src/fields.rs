@@ -274,48 +274,53 @@ fn refused_examples(words: &BTreeMap<String, Learnable>, quality: &mut LevelQual
         .insert("vocabulary_refusals_naming_no_word".to_owned(), naming_none);
 }
 
+/// The rows of an editors' table keyed by a JMdict entry (`seq` first) whose word is in
+/// the artifact, each with that word and its detail; a row of another width is a problem.
+fn rows_of_words<'a, const N: usize>(
+    table: &'static str,
+    what: &str,
+    words: &'a BTreeMap<String, Learnable>,
+    quality: &mut LevelQuality,
+) -> Vec<([&'static str; N], &'a Learnable, &'a VocabularyDetail)> {
+    let mut found = Vec::new();
+    for row in crate::editors::rows(table) {
+        let Ok(columns) = <[&str; N]>::try_from(row.as_slice()) else {
+            quality
+                .problems
+                .push(format!("{what} {row:?}: not {N} columns"));
+            continue;
+        };
+        if let Some(word) = words.get(&format!("vocab-{}", columns[0]))
+            && let LearnableBody::Vocabulary(detail) = &word.body
+        {
+            found.push((columns, word, detail));
+        }
+    }
+    found
+}
+
 /// Every editors' label is the label of its word (`vocabulary::entry::LABELS`), and every
 /// editors' lead sense leads its word (`vocabulary::entry::SENSES_LEAD`), when the word is
 /// in the artifact.
 fn editors_labels(words: &BTreeMap<String, Learnable>, quality: &mut LevelQuality) {
-    for row in crate::editors::rows(entry::LABELS) {
-        let [seq, label, reading, _reason] = row.as_slice() else {
-            quality
-                .problems
-                .push(format!("editors' label {row:?}: not four columns"));
-            continue;
-        };
-        let Some(word) = words.get(&format!("vocab-{seq}")) else {
-            continue;
-        };
-        let first_reading = match &word.body {
-            LearnableBody::Vocabulary(detail) => detail.readings.first().map(|r| r.text.as_str()),
-            _ => None,
-        };
+    for ([seq, label, reading, _], word, detail) in
+        rows_of_words::<4>(entry::LABELS, "editors' label", words, quality)
+    {
+        let first_reading = detail.readings.first().map(|r| r.text.as_str());
         let shown = word.label.as_deref().zip(first_reading);
-        if shown != Some((*label, *reading)) {
+        if shown != Some((label, reading)) {
             quality.problems.push(format!(
                 "vocabulary {seq}: the editors label it {label} ({reading}), the artifact {shown:?}"
             ));
         }
     }
-    for row in crate::editors::rows(entry::SENSES_LEAD) {
-        let [seq, gloss, _reason] = row.as_slice() else {
-            quality
-                .problems
-                .push(format!("editors' lead sense {row:?}: not three columns"));
-            continue;
-        };
-        let Some(word) = words.get(&format!("vocab-{seq}")) else {
-            continue;
-        };
-        let leads = match &word.body {
-            LearnableBody::Vocabulary(detail) => detail
-                .senses
-                .first()
-                .is_some_and(|sense| sense.glosses.iter().any(|g| g == gloss)),
-            _ => false,
-        };
+    for ([seq, gloss, _], _, detail) in
+        rows_of_words::<3>(entry::SENSES_LEAD, "editors' lead sense", words, quality)
+    {
+        let leads = detail
+            .senses
+            .first()
+            .is_some_and(|sense| sense.glosses.iter().any(|g| g == gloss));
         if !leads {
             quality.problems.push(format!(
                 "vocabulary {seq}: the editors lead it with \"{gloss}\", the artifact does not"
