@@ -18,6 +18,12 @@ pub fn row_of(table: &'static str, first: &str, second: &str) -> Option<Vec<&'st
     rows(table).find(|columns| columns.first() == Some(&first) && columns.get(1) == Some(&second))
 }
 
+/// The first row of an editors' table keyed by a record number (its first column, a JMdict
+/// sequence number): the editors' label or lead sense of a word.
+pub fn row_for_record(table: &'static str, seq: u32) -> Option<Vec<&'static str>> {
+    rows(table).find(|columns| columns.first().and_then(|s| s.parse().ok()) == Some(seq))
+}
+
 /// Whether an editors' table has a row whose first two columns are `first` and `second`.
 pub fn has_pair(table: &'static str, first: &str, second: &str) -> bool {
     row_of(table, first, second).is_some()

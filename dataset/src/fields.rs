@@ -52,11 +52,12 @@ pub fn measure(artifact: &Artifact) -> LevelQuality {
     quality
         .figures
         .insert("lesson_questions_giving_away".to_owned(), give_aways);
-    homograph_questions(artifact, &mut quality);
-    entry_give_aways(artifact, &mut quality);
+    // The words, parsed once for the checks below, by id.
     let words: BTreeMap<String, Learnable> = documents(artifact, LearnableType::Vocabulary)
         .map(|word| (word.id.clone(), word))
         .collect();
+    homograph_questions(artifact, &words, &mut quality);
+    entry_give_aways(artifact, &words, &mut quality);
     editors_labels(&words, &mut quality);
     refused_examples(&words, &mut quality);
     quality
@@ -68,19 +69,25 @@ pub fn measure(artifact: &Artifact) -> LevelQuality {
 /// asked (ズ beside ジ for 事), a meaning that spells the word's reading (交番 "police box;
 /// koban"), a role asked of a name ending in its title (光厳天皇), and a cloze choice that
 /// means what the answer means (もしかしたら beside もしかすると).
-fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
+fn entry_give_aways(
+    artifact: &Artifact,
+    words: &BTreeMap<String, Learnable>,
+    quality: &mut LevelQuality,
+) {
+    let kanji: Vec<Learnable> = documents(artifact, LearnableType::Kanji).collect();
     let mut radicals: HashMap<String, String> = HashMap::new();
-    let mut entries: HashMap<String, Learnable> = HashMap::new();
-    for learnable in documents(artifact, LearnableType::Kanji)
-        .chain(documents(artifact, LearnableType::Vocabulary))
-    {
+    for learnable in &kanji {
         if let LearnableBody::Kanji(detail) = &learnable.body
             && let (Some(label), Some(radical)) = (&learnable.label, detail.radical_number)
         {
             radicals.insert(label.clone(), radical.to_string());
         }
-        entries.insert(learnable.id.clone(), learnable);
     }
+    let entries: HashMap<&str, &Learnable> = kanji
+        .iter()
+        .chain(words.values())
+        .map(|learnable| (learnable.id.as_str(), learnable))
+        .collect();
     let mut meanings_by_label: HashMap<&str, Vec<String>> = HashMap::new();
     for entry in entries.values() {
         if let (Some(label), LearnableBody::Vocabulary(_)) = (&entry.label, &entry.body) {
@@ -94,7 +101,7 @@ fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
     for lesson in lessons(artifact) {
         for question in &lesson.questions {
             let reason = match question.kind {
-                QuestionKind::Cloze => entries.get(&question.learnable).and_then(|word| {
+                QuestionKind::Cloze => entries.get(question.learnable.as_str()).and_then(|word| {
                     let meaning = crate::lessons::items::meaning(word);
                     question
                         .choices
@@ -113,8 +120,8 @@ fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
                     })
                 }
                 QuestionKind::ReadingChoice => entries
-                    .get(&question.learnable)
-                    .map(check::own_readings)
+                    .get(question.learnable.as_str())
+                    .map(|entry| check::own_readings(entry))
                     .and_then(|own| {
                         question
                             .choices
@@ -126,7 +133,7 @@ fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
                         format!("choice “{choice}” is another reading of the entry asked")
                     }),
                 QuestionKind::MeaningChoice => entries
-                    .get(&question.learnable)
+                    .get(question.learnable.as_str())
                     .and_then(|word| check::spells_reading(&question.answer, word))
                     .map(|romaji| format!("the answer spells the word's reading {romaji}")),
                 QuestionKind::RoleChoice => markup::links(&question.prompt)
@@ -151,17 +158,19 @@ fn entry_give_aways(artifact: &Artifact, quality: &mut LevelQuality) {
 /// No question has two right answers because its word is written like another one read
 /// otherwise (相対 そうたい and あいたい): such a word is not asked its reading, and its
 /// meaning question shows the reading (figure `lesson_questions_on_homographs`).
-fn homograph_questions(artifact: &Artifact, quality: &mut LevelQuality) {
-    let words: Vec<Learnable> = documents(artifact, LearnableType::Vocabulary).collect();
+fn homograph_questions(
+    artifact: &Artifact,
+    words: &BTreeMap<String, Learnable>,
+    quality: &mut LevelQuality,
+) {
     let mut homographs = Homographs::default();
-    for word in &words {
+    for word in words.values() {
         homographs.add(word);
     }
-    let by_id: BTreeMap<&str, &Learnable> = words.iter().map(|w| (w.id.as_str(), w)).collect();
     let mut found = 0;
     for lesson in lessons(artifact) {
         for question in &lesson.questions {
-            let Some(word) = by_id.get(question.learnable.as_str()) else {
+            let Some(word) = words.get(&question.learnable) else {
                 continue;
             };
             let Some(other) = homographs.other_reading(word) else {

@@ -13,10 +13,6 @@ use crate::xml::attribute;
 /// The note KANJIDIC2 gives as a meaning of a kanji made in Japan.
 const KOKUJI: &str = "(kokuji)";
 
-fn is_katakana(text: &str) -> bool {
-    text.chars().all(|c| ('\u{30A0}'..='\u{30FF}').contains(&c))
-}
-
 /// The fields of one KANJIDIC2 character that the kanji builder uses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KanjidicEntry {
@@ -99,7 +95,8 @@ impl KanjidicEntry {
             Field::Reading(kind) if kind == "ja_on" => self.on.push(text),
             // A kun reading in katakana is a Western unit the kanji once wrote (粉
             // デシメートル, 志 シリング), not a reading of a Japanese word.
-            Field::Reading(kind) if kind == "ja_kun" && is_katakana(&text) => {}
+            Field::Reading(kind)
+                if kind == "ja_kun" && text.chars().all(crate::vocabulary::text::is_katakana) => {}
             Field::Reading(kind) if kind == "ja_kun" => self.kun.push(text),
             Field::Meaning(_) if text == KOKUJI => self.kokuji = true,
             Field::Meaning(None) => self.meanings.push(text),

@@ -582,16 +582,17 @@ pub fn question(
     // A word of the same meaning would fill a gap as well (もしかしたら beside
     // もしかすると, both "perhaps"): a cloze takes no distractor sharing a content word of
     // the answer's meaning (`check::synonym_fits`).
+    let target_meaning = items::meaning(learnable);
     let clashes = |candidate: &Learnable| {
-        (draft.kind == QuestionKind::Cloze
-            && check::synonym_fits(&items::meaning(learnable), &items::meaning(candidate)))
+        let meaning = items::meaning(candidate);
+        (draft.kind == QuestionKind::Cloze && check::synonym_fits(&target_meaning, &meaning))
             || title_reading.is_some_and(|title| {
                 !(draft.show)(candidate).is_some_and(|shown| shown.ends_with(title))
             })
             || (repeated && !(draft.show)(candidate).is_some_and(|shown| check::repeats(&shown)))
             || (draft.show)(candidate) == target_answer
             || (draft.show)(candidate).is_some_and(|shown| own_readings.contains(&shown))
-            || items::meaning(candidate) == items::meaning(learnable)
+            || meaning == target_meaning
             || items::reading(candidate).is_some_and(|r| Some(r) == items::reading(learnable))
             || (draft.show)(candidate).is_some_and(|shown| {
                 check::content_words(&shown)

@@ -469,9 +469,7 @@ pub const LABELS: &str = include_str!("../../content/labels.tsv");
 
 /// The editors' label of a JMdict entry, when they decided one.
 fn editors_label(seq: u32) -> Option<&'static str> {
-    crate::editors::rows(LABELS)
-        .find(|row| row.first().and_then(|s| s.parse().ok()) == Some(seq))
-        .and_then(|row| row.get(1).copied())
+    crate::editors::row_for_record(LABELS, seq).and_then(|row| row.get(1).copied())
 }
 
 /// The editors' corrections of JMdict's English glosses (`content/glosses_corrected.tsv`:
@@ -554,9 +552,7 @@ pub const SENSES_LEAD: &str = include_str!("../../content/senses_lead.tsv");
 
 /// The gloss of the sense the editors lead a JMdict entry with.
 pub fn lead_gloss(seq: u32) -> Option<&'static str> {
-    crate::editors::rows(SENSES_LEAD)
-        .find(|row| row.first().and_then(|s| s.parse().ok()) == Some(seq))
-        .and_then(|row| row.get(1).copied())
+    crate::editors::row_for_record(SENSES_LEAD, seq).and_then(|row| row.get(1).copied())
 }
 
 /// Which of the entry's English senses the word written `label` and read `reading` keeps
