@@ -56,8 +56,10 @@ pub fn measure(artifact: &Artifact) -> LevelQuality {
     let words: BTreeMap<String, Learnable> = documents(artifact, LearnableType::Vocabulary)
         .map(|word| (word.id.clone(), word))
         .collect();
+    let kanji: Vec<Learnable> = documents(artifact, LearnableType::Kanji).collect();
     homograph_questions(artifact, &words, &mut quality);
-    entry_give_aways(artifact, &words, &mut quality);
+    entry_give_aways(artifact, &kanji, &words, &mut quality);
+    kanji_notes(&kanji, &mut quality);
     editors_labels(&words, &mut quality);
     refused_examples(&words, &mut quality);
     quality
@@ -71,12 +73,12 @@ pub fn measure(artifact: &Artifact) -> LevelQuality {
 /// means what the answer means (もしかしたら beside もしかすると).
 fn entry_give_aways(
     artifact: &Artifact,
+    kanji: &[Learnable],
     words: &BTreeMap<String, Learnable>,
     quality: &mut LevelQuality,
 ) {
-    let kanji: Vec<Learnable> = documents(artifact, LearnableType::Kanji).collect();
     let mut radicals: HashMap<String, String> = HashMap::new();
-    for learnable in &kanji {
+    for learnable in kanji {
         if let LearnableBody::Kanji(detail) = &learnable.body
             && let (Some(label), Some(radical)) = (&learnable.label, detail.radical_number)
         {
@@ -153,6 +155,33 @@ fn entry_give_aways(
     quality
         .figures
         .insert("lesson_questions_giving_away_by_entry".to_owned(), found);
+}
+
+/// No kanji lists KANJIDIC2's note `(kokuji)` among its meanings (it is the tag `kokuji`),
+/// nor a Western unit written in katakana among its kun readings (粉 デシメートル).
+fn kanji_notes(kanji: &[Learnable], quality: &mut LevelQuality) {
+    for learnable in kanji {
+        let LearnableBody::Kanji(detail) = &learnable.body else {
+            continue;
+        };
+        if detail.meanings.iter().any(|m| m == "(kokuji)") {
+            quality.problems.push(format!(
+                "kanji {}: the note (kokuji) stands among its meanings",
+                learnable.id
+            ));
+        }
+        if let Some(unit) = detail
+            .readings
+            .kun
+            .iter()
+            .find(|kun| kun.chars().all(crate::vocabulary::text::is_katakana))
+        {
+            quality.problems.push(format!(
+                "kanji {}: the unit {unit} stands among its kun readings",
+                learnable.id
+            ));
+        }
+    }
 }
 
 /// No question has two right answers because its word is written like another one read
